@@ -1,0 +1,1 @@
+"""Typed access to the service: the wire contract lives in ``castdeck.api.models``."""

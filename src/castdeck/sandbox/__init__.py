@@ -1,0 +1,1 @@
+"""The embedded local service that implements the whole interface (castdeck-sandbox)."""

@@ -1,0 +1,1 @@
+"""Castdeck scripts layer (see GUIDE section 1)."""

@@ -1,0 +1,1 @@
+"""Castdeck services layer (see GUIDE section 1)."""

@@ -1,0 +1,1 @@
+"""Castdeck store layer (see GUIDE section 1)."""

@@ -1,0 +1,1 @@
+"""Castdeck ui layer (see GUIDE section 1)."""
