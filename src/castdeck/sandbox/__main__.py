@@ -1,0 +1,115 @@
+"""``castdeck-sandbox``: run the embedded local service.
+
+    castdeck-sandbox --host 127.0.0.1 --port PORT --data DIR [--speed FACTOR] [--rate-limit N]
+                     [--chaos P] [--chaos-seed S]
+
+The first line of stdout is ``listening on URL`` as soon as the socket accepts connections.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import socket
+from dataclasses import replace
+from pathlib import Path
+
+import uvicorn
+
+from .config import Settings
+
+
+def _positive(value: str) -> float:
+    number = float(value)
+    if number <= 0:
+        raise argparse.ArgumentTypeError("must be greater than 0")
+    return number
+
+
+def _probability(value: str) -> float:
+    number = float(value)
+    if not 0 <= number <= 1:
+        raise argparse.ArgumentTypeError("must be between 0 and 1")
+    return number
+
+
+def parse_args(argv: list[str] | None = None) -> tuple[Settings, str]:
+    parser = argparse.ArgumentParser(
+        prog="castdeck-sandbox",
+        description="The Castdeck sandbox: a local implementation of the generation service's whole interface.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=0, help="port; 0 picks a free one (default 0)")
+    parser.add_argument("--data", type=Path, required=True, help="data folder: database and media files")
+    parser.add_argument("--speed", type=_positive, default=1.0, help="scale of simulated work time (default 1)")
+    parser.add_argument("--rate-limit", type=int, default=0, help="requests per minute per organization; 0 = off")
+    parser.add_argument("--chaos", type=_probability, default=0.0, help="fraction of /v1 requests that fail")
+    parser.add_argument("--chaos-seed", type=int, default=None, help="seed that makes --chaos repeatable")
+    parser.add_argument("--workers", type=int, default=1, help="speech worker processes (default 1)")
+    parser.add_argument("--no-seed-media", action="store_true", help="seed records but skip their audio and video")
+    parser.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"])
+    args = parser.parse_args(argv)
+    if args.rate_limit < 0:
+        parser.error("--rate-limit must be 0 or more")
+    return Settings(
+        host=args.host,
+        port=args.port,
+        data_dir=args.data,
+        speed=args.speed,
+        rate_limit=args.rate_limit,
+        chaos=args.chaos,
+        chaos_seed=args.chaos_seed,
+        workers=max(1, args.workers),
+        seed_media=not args.no_seed_media,
+    ), args.log_level
+
+
+async def serve(settings: Settings, log_level: str = "warning") -> None:
+    from .app import build_app
+    from .db import Database
+    from .seed import seed_if_empty
+    from .service import Sandbox
+
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((settings.host, settings.port))
+    sock.listen(128)
+    port = sock.getsockname()[1]
+    settings = replace(settings, port=port)
+    db = Database(settings.data_dir / "sandbox.sqlite3")
+    sandbox = Sandbox(settings, db)
+    seed_if_empty(sandbox)
+    app = build_app(sandbox)
+    config = uvicorn.Config(
+        app, log_level=log_level, access_log=False, lifespan="on", timeout_graceful_shutdown=3,
+        http="httptools" if _has_httptools() else "h11", proxy_headers=False, server_header=False,
+    )
+    server = uvicorn.Server(config)
+    print(f"listening on {sandbox.base_url}", flush=True)
+    try:
+        await server.serve(sockets=[sock])
+    finally:
+        db.close()
+
+
+def _has_httptools() -> bool:
+    try:
+        import httptools  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def main(argv: list[str] | None = None) -> None:
+    settings, log_level = parse_args(argv)
+    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve(settings, log_level))
+
+
+if __name__ == "__main__":
+    main()

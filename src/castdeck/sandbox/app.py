@@ -1,0 +1,93 @@
+"""The sandbox's ASGI application: the route table, error rendering and lifecycle."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp
+
+from . import routes as _routes  # registers every endpoint
+from .gateway import Chaos, Gateway, RateLimiter
+from .jobs import JobRunner
+from .openapi import openapi_document
+from .problems import ApiProblem
+from .routing import ROUTES
+from .service import Sandbox
+
+log = logging.getLogger("castdeck.sandbox")
+_ = _routes
+
+
+def _request_id(request: Request) -> str:
+    return str(getattr(request.state, "request_id", "req_unknown"))
+
+
+async def _problem(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiProblem)
+    return exc.response(_request_id(request))
+
+
+async def _http_exception(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        problem = ApiProblem(404, f"There is no endpoint at {request.url.path}.")
+    elif exc.status_code == 405:
+        allowed = (exc.headers or {}).get("Allow", "")
+        problem = ApiProblem(
+            405, f"{request.method} is not allowed on {request.url.path}; use {allowed}.",
+            headers={"Allow": allowed} if allowed else None,
+        )
+    else:
+        problem = ApiProblem(exc.status_code, str(exc.detail))
+    return problem.response(_request_id(request))
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return ApiProblem(
+        500, "The sandbox hit an internal error; the request id identifies it in the sandbox log.",
+        recovery={"action": "retry"},
+    ).response(_request_id(request))
+
+
+def build_app(sandbox: Sandbox) -> ASGIApp:
+    document: dict[str, Any] = {}
+
+    async def openapi(request: Request) -> Response:
+        if not document:
+            document.update(openapi_document(sandbox.base_url))
+        return JSONResponse(document)
+
+    async def llms(request: Request) -> Response:
+        lines = [f"# Castdeck sandbox\n\nOpenAPI: {sandbox.base_url}/openapi.json\n\nEndpoints:"]
+        lines += [f"- {r.method} {r.path}: {r.summary}" for r in ROUTES if r.in_schema]
+        return PlainTextResponse("\n".join(lines) + "\n")
+
+    routes = [Route(spec.path, spec.handler, methods=[spec.method]) for spec in ROUTES]
+    routes += [Route("/openapi.json", openapi, methods=["GET"]), Route("/llms.txt", llms, methods=["GET"])]
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        sandbox.jobs = JobRunner(sandbox)
+        sandbox.jobs.kick()
+        try:
+            yield
+        finally:
+            await sandbox.jobs.close()
+
+    app = Starlette(
+        routes=routes,
+        exception_handlers={ApiProblem: _problem, HTTPException: _http_exception, Exception: _server_error},
+        lifespan=lifespan,
+    )
+    app.state.sandbox = sandbox
+    limiter = RateLimiter(sandbox.settings.rate_limit) if sandbox.settings.rate_limit > 0 else None
+    return Gateway(app, sandbox.db, limiter, Chaos(sandbox.settings.chaos, sandbox.settings.chaos_seed))

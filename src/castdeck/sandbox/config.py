@@ -1,0 +1,33 @@
+"""Command-line settings of the sandbox."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+DEMO_KEY = "sk_sandbox_demo"
+OTHER_KEY = "sk_sandbox_other"
+FREE_KEY = "sk_sandbox_free"
+
+# A documented phrase: put it in a prompt, a script segment, imported text, a Video or Short
+# prompt or a Voiceover direction and that generation fails on purpose during narration.
+FAIL_PHRASE = "[sandbox:fail]"
+# In imported script text it makes the (simulated) speech provider reject the content: 422.
+REJECT_PHRASE = "[sandbox:reject]"
+
+
+@dataclass(frozen=True)
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 0
+    data_dir: Path = Path("sandbox-data")
+    speed: float = 1.0
+    rate_limit: int = 0
+    chaos: float = 0.0
+    chaos_seed: int | None = None
+    workers: int = 1
+    seed_media: bool = True
+
+    def scaled(self, seconds: float) -> float:
+        """Simulated work time at this speed."""
+        return seconds / self.speed

@@ -1,0 +1,148 @@
+"""Podcasts (spec 2.2): list, create, retrieve, update, analytics."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from castdeck.api.models import ListQuery, Podcast, PodcastAnalytics, PodcastCreate, PodcastUpdate
+
+from .. import seed_content
+from ..db import Database, Org, Record
+from ..problems import field_problem
+from ..routing import route
+from ..service import as_html, new_id, now_iso, org_of, owned, parse_iso, sandbox_of, touch
+from ..web import PATCH_TYPES, data_response, decode_cursor, json_body, page_response, query, uuid_param, validate
+
+
+def present_podcast(request: Request, record: Record) -> dict[str, Any]:
+    sandbox = sandbox_of(request)
+    data = dict(record.data)
+    data["episode_count"] = sandbox.db.count("episode", record.org_id or "", "podcast_id", record.id)
+    public = data.get("visibility") in ("public", "unlisted")
+    data["url"] = f"{sandbox.base_url}/shows/{record.id}" if public else None
+    data["rss_feed_url"] = f"{sandbox.base_url}/shows/{record.id}/feed.xml" if public else None
+    if record.meta.get("image_file"):
+        data["image_url"] = sandbox.file_url(record.meta["image_file"])
+    return data
+
+
+def check_hosts(db: Database, org: Org, host_ids: list[str], field: str = "host_ids") -> None:
+    for index, host_id in enumerate(host_ids):
+        host = db.get("host", host_id)
+        if host is None or host.org_id != org.id or host.meta.get("archived"):
+            raise field_problem(f"{field}.{index}", f"no active host with id {host_id!r} in this organization")
+
+
+@route("GET", "/v1/podcasts", tag="Podcasts", summary="List podcasts, newest first", query=ListQuery,
+       response=("list", Podcast))
+async def list_podcasts(request: Request) -> Response:
+    q = query(request, ListQuery)
+    records, more = sandbox_of(request).db.page(
+        "podcast", org_of(request).id, limit=q.limit, before_seq=decode_cursor("podcast", q.cursor)
+    )
+    return page_response(request, "podcast", records, more, lambda r: present_podcast(request, r))
+
+
+@route("POST", "/v1/podcasts", tag="Podcasts", summary="Create a podcast", status=201, body=PodcastCreate,
+       response=Podcast, errors=(400, 401, 403, 415, 429, 500))
+async def create_podcast(request: Request) -> Response:
+    sandbox, org = sandbox_of(request), org_of(request)
+    payload = validate(PodcastCreate, await json_body(request))
+    check_hosts(sandbox.db, org, payload.host_ids)
+    now = now_iso()
+    podcast_id = new_id()
+    data = {
+        "id": podcast_id,
+        "title": payload.title,
+        "description": as_html(payload.description),
+        "episode_count": 0,
+        "episode_order": payload.episode_order,
+        "host_ids": payload.host_ids,
+        "image_url": None,
+        "languages": [payload.language.lower()],
+        "rss_feed_url": None,
+        "url": None,
+        "visibility": payload.visibility,
+        "created_at": now,
+        "updated_at": now,
+    }
+    with sandbox.db.transaction():
+        record = sandbox.db.insert("podcast", podcast_id, org.id, data)
+    return data_response(present_podcast(request, record), 201, {"Location": f"/v1/podcasts/{podcast_id}"})
+
+
+@route("GET", "/v1/podcasts/{podcast_id}", tag="Podcasts", summary="Retrieve a podcast", response=Podcast)
+async def get_podcast(request: Request) -> Response:
+    record = owned(sandbox_of(request).db, "podcast", uuid_param(request, "podcast_id"), org_of(request))
+    return data_response(present_podcast(request, record))
+
+
+@route("PATCH", "/v1/podcasts/{podcast_id}", tag="Podcasts", summary="Update a podcast", body=PodcastUpdate,
+       body_media_types=PATCH_TYPES, response=Podcast, errors=(400, 401, 403, 404, 415, 429, 500))
+async def update_podcast(request: Request) -> Response:
+    sandbox, org = sandbox_of(request), org_of(request)
+    record = owned(sandbox.db, "podcast", uuid_param(request, "podcast_id"), org)
+    payload = validate(PodcastUpdate, await json_body(request, accept=PATCH_TYPES))
+    changes = payload.model_dump(exclude_unset=True)
+    if "host_ids" in changes:
+        check_hosts(sandbox.db, org, changes["host_ids"])
+    for name, value in changes.items():
+        if name == "language":
+            record.data["languages"] = [str(value).lower()]
+        elif name == "description":
+            record.data["description"] = as_html(value)
+        else:
+            record.data[name] = value
+    touch(record)
+    with sandbox.db.transaction():
+        sandbox.db.save(record)
+    return data_response(present_podcast(request, record))
+
+
+@route("GET", "/v1/podcasts/{podcast_id}/analytics", tag="Analytics", summary="Podcast analytics",
+       response=PodcastAnalytics)
+async def podcast_analytics(request: Request) -> Response:
+    from .episodes import episode_analytics_numbers
+
+    sandbox, org = sandbox_of(request), org_of(request)
+    record = owned(sandbox.db, "podcast", uuid_param(request, "podcast_id"), org)
+    episodes = [e for e in sandbox.db.all("episode", org.id) if e.data.get("podcast_id") == record.id]
+    per_episode = [episode_analytics_numbers(e) for e in episodes]
+    downloads = sum(n["downloads"]["total"] for n in per_episode)
+    views = sum(n["video_views"]["total"] for n in per_episode)
+    last_7 = sum(n["downloads"]["first_7_days"] + n["video_views"]["last_7_days"] for n in per_episode)
+    last_30 = sum(n["downloads"]["first_30_days"] + n["video_views"]["last_30_days"] for n in per_episode)
+    apps = seed_content.analytics_numbers(record.id, 30.0).get("plays_by_app", {})
+    scale = sum(apps.values()) or 1
+    plays_by_app = {name: round(downloads * value / scale) for name, value in apps.items()}
+    enabled = record.data.get("visibility") != "private"
+    return data_response(
+        {
+            "podcast_id": record.id,
+            "as_of": now_iso(),
+            "complete": True,
+            "analytics_enabled": enabled,
+            "totals": {
+                "downloads": downloads if enabled else 0,
+                "video_views": views,
+                "plays": (downloads if enabled else 0) + views,
+                "last_7_days": last_7,
+                "last_30_days": last_30,
+            },
+            "plays_by_app": plays_by_app if enabled else {},
+            "episodes": [
+                {"episode_id": e.id, "downloads": n["downloads"], "video_views": n["video_views"]}
+                for e, n in zip(episodes, per_episode, strict=True)
+            ],
+        }
+    )
+
+
+def days_since(stamp: str | None) -> float:
+    if not stamp:
+        return 0.0
+    return max(0.0, (datetime.now(UTC) - parse_iso(stamp)).total_seconds() / 86400)
