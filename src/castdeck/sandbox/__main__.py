@@ -43,12 +43,24 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, str]:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="port; 0 picks a free one (default 0)")
     parser.add_argument("--data", type=Path, required=True, help="data folder: database and media files")
-    parser.add_argument("--speed", type=_positive, default=1.0, help="scale of simulated work time (default 1)")
-    parser.add_argument("--rate-limit", type=int, default=0, help="requests per minute per organization; 0 = off")
+    parser.add_argument(
+        "--speed", type=_positive, default=1.0, help="scale of simulated work time (default 1)"
+    )
+    parser.add_argument(
+        "--rate-limit", type=int, default=0, help="requests per minute per organization; 0 = off"
+    )
     parser.add_argument("--chaos", type=_probability, default=0.0, help="fraction of /v1 requests that fail")
     parser.add_argument("--chaos-seed", type=int, default=None, help="seed that makes --chaos repeatable")
     parser.add_argument("--workers", type=int, default=1, help="speech worker processes (default 1)")
-    parser.add_argument("--no-seed-media", action="store_true", help="seed records but skip their audio and video")
+    parser.add_argument(
+        "--no-seed-media", action="store_true", help="seed records but skip their audio and video"
+    )
+    parser.add_argument(
+        "--upload-slot-lifetime", type=int, default=7200, help="seconds an upload slot lives (default 7200)"
+    )
+    parser.add_argument(
+        "--idempotency-window", type=int, default=86_400, help="seconds an idempotency key is kept (default 86400)"
+    )
     parser.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"])
     args = parser.parse_args(argv)
     if args.rate_limit < 0:
@@ -63,6 +75,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, str]:
         chaos_seed=args.chaos_seed,
         workers=max(1, args.workers),
         seed_media=not args.no_seed_media,
+        upload_slot_lifetime=max(1, args.upload_slot_lifetime),
+        idempotency_window=max(1, args.idempotency_window),
     ), args.log_level
 
 
@@ -85,8 +99,14 @@ async def serve(settings: Settings, log_level: str = "warning") -> None:
     seed_if_empty(sandbox)
     app = build_app(sandbox)
     config = uvicorn.Config(
-        app, log_level=log_level, access_log=False, lifespan="on", timeout_graceful_shutdown=3,
-        http="httptools" if _has_httptools() else "h11", proxy_headers=False, server_header=False,
+        app,
+        log_level=log_level,
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=3,
+        http="httptools" if _has_httptools() else "h11",
+        proxy_headers=False,
+        server_header=False,
     )
     server = uvicorn.Server(config)
     print(f"listening on {sandbox.base_url}", flush=True)

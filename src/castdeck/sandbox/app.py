@@ -42,7 +42,8 @@ async def _http_exception(request: Request, exc: Exception) -> Response:
     elif exc.status_code == 405:
         allowed = (exc.headers or {}).get("Allow", "")
         problem = ApiProblem(
-            405, f"{request.method} is not allowed on {request.url.path}; use {allowed}.",
+            405,
+            f"{request.method} is not allowed on {request.url.path}; use {allowed}.",
             headers={"Allow": allowed} if allowed else None,
         )
     else:
@@ -53,7 +54,8 @@ async def _http_exception(request: Request, exc: Exception) -> Response:
 async def _server_error(request: Request, exc: Exception) -> Response:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return ApiProblem(
-        500, "The sandbox hit an internal error; the request id identifies it in the sandbox log.",
+        500,
+        "The sandbox hit an internal error; the request id identifies it in the sandbox log.",
         recovery={"action": "retry"},
     ).response(_request_id(request))
 

@@ -27,6 +27,9 @@ class Settings:
     chaos_seed: int | None = None
     workers: int = 1
     seed_media: bool = True
+    # The spec's values; tests and demos shorten them to show expiry without waiting hours.
+    upload_slot_lifetime: int = 7200
+    idempotency_window: int = 86_400
 
     def scaled(self, seconds: float) -> float:
         """Simulated work time at this speed."""

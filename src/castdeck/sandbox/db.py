@@ -131,7 +131,8 @@ class Database:
     def add_org(self, org_id: str, name: str, plan: str, balance: float, keys: list[str]) -> None:
         with self.transaction():
             self.conn.execute(
-                "INSERT INTO orgs (id, name, plan, balance) VALUES (?, ?, ?, ?)", (org_id, name, plan, balance)
+                "INSERT INTO orgs (id, name, plan, balance) VALUES (?, ?, ?, ?)",
+                (org_id, name, plan, balance),
             )
             for key in keys:
                 self.conn.execute("INSERT INTO api_keys (key, org_id) VALUES (?, ?)", (key, org_id))
@@ -158,7 +159,12 @@ class Database:
 
     # records ------------------------------------------------------------------------------------
     def insert(
-        self, kind: str, record_id: str, org_id: str | None, data: dict[str, Any], meta: dict[str, Any] | None = None
+        self,
+        kind: str,
+        record_id: str,
+        org_id: str | None,
+        data: dict[str, Any],
+        meta: dict[str, Any] | None = None,
     ) -> Record:
         cur = self.conn.execute(
             "INSERT INTO records (kind, id, org_id, data, meta) VALUES (?, ?, ?, ?, ?)",
@@ -167,7 +173,9 @@ class Database:
         return Record(kind, record_id, org_id, int(cur.lastrowid or 0), data, meta or {})
 
     def get(self, kind: str, record_id: str) -> Record | None:
-        row = self.conn.execute("SELECT * FROM records WHERE kind = ? AND id = ?", (kind, record_id)).fetchone()
+        row = self.conn.execute(
+            "SELECT * FROM records WHERE kind = ? AND id = ?", (kind, record_id)
+        ).fetchone()
         return None if row is None else _record(row)
 
     def save(self, record: Record) -> None:
@@ -266,7 +274,9 @@ class Database:
 
     # credits --------------------------------------------------------------------------------------------
     def held(self, org_id: str) -> float:
-        row = self.conn.execute("SELECT COALESCE(SUM(amount), 0) FROM holds WHERE org_id = ?", (org_id,)).fetchone()
+        row = self.conn.execute(
+            "SELECT COALESCE(SUM(amount), 0) FROM holds WHERE org_id = ?", (org_id,)
+        ).fetchone()
         return float(row[0])
 
     def hold(self, org_id: str, amount: float, kind: str, resource_id: str) -> None:
@@ -318,4 +328,6 @@ class Database:
 
 
 def _record(row: sqlite3.Row) -> Record:
-    return Record(row["kind"], row["id"], row["org_id"], row["seq"], json.loads(row["data"]), json.loads(row["meta"]))
+    return Record(
+        row["kind"], row["id"], row["org_id"], row["seq"], json.loads(row["data"]), json.loads(row["meta"])
+    )

@@ -81,7 +81,7 @@ class Chaos:
 def bearer_key(scope: Scope) -> str | None:
     for name, value in scope["headers"]:
         if name == b"authorization":
-            text = value.decode("latin-1").strip()
+            text = str(value.decode("latin-1")).strip()
             scheme, _, key = text.partition(" ")
             if scheme.lower() == "bearer" and key.strip():
                 return key.strip()
@@ -156,7 +156,9 @@ class Gateway:
         challenge = {"WWW-Authenticate": 'Bearer realm="castdeck-sandbox"'}
         if key is None:
             raise ApiProblem(
-                401, "Send the API key as 'Authorization: Bearer <key>'.", headers=challenge,
+                401,
+                "Send the API key as 'Authorization: Bearer <key>'.",
+                headers=challenge,
                 recovery={"action": "check_account"},
             )
         org = self.db.org_for_key(key) if key else None
@@ -176,11 +178,15 @@ class Gateway:
 def _chaos_problem(fault: str) -> ApiProblem:
     if fault == "429":
         return ApiProblem(
-            429, "Too many requests (injected by --chaos).", headers={"Retry-After": "1"},
+            429,
+            "Too many requests (injected by --chaos).",
+            headers={"Retry-After": "1"},
             recovery={"action": "retry", "poll_after_seconds": 1.0},
         )
     status = int(fault)
-    return ApiProblem(status, f"A simulated {status} failure (injected by --chaos).", recovery={"action": "retry"})
+    return ApiProblem(
+        status, f"A simulated {status} failure (injected by --chaos).", recovery={"action": "retry"}
+    )
 
 
 async def _drop(send: Send) -> None:

@@ -16,11 +16,11 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from castdeck.api.models import IDEMPOTENCY_WINDOW_SECONDS, is_valid_idempotency_key
+from castdeck.api.models import is_valid_idempotency_key
 
 from .db import Database
 from .problems import ApiProblem, field_problem
-from .service import request_id_of
+from .service import request_id_of, sandbox_of
 
 HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
@@ -31,7 +31,9 @@ def idempotency_key(request: Request, *, required: bool) -> str | None:
     key = request.headers.get(HEADER)
     if key is None:
         if required:
-            raise field_problem(HEADER, "this endpoint needs an Idempotency-Key header (1..255 printable ASCII)")
+            raise field_problem(
+                HEADER, "this endpoint needs an Idempotency-Key header (1..255 printable ASCII)"
+            )
         return None
     if not is_valid_idempotency_key(key):
         raise field_problem(HEADER, "must be 1..255 printable ASCII characters without spaces")
@@ -65,7 +67,7 @@ def run_idempotent(
         return response
     print_ = fingerprint(body, request.url.path)
     row = db.idempotency(org_id, scope, key)
-    if row is not None and time.time() - row["created_at"] > IDEMPOTENCY_WINDOW_SECONDS:
+    if row is not None and time.time() - row["created_at"] > sandbox_of(request).settings.idempotency_window:
         db.drop_idempotency(org_id, scope, key)
         row = None
     if row is not None:
@@ -99,8 +101,15 @@ def run_idempotent(
             response, resource_id = produce()
             kept = {k: v for k, v in response.headers.items() if k in KEPT_HEADERS}
             db.put_idempotency(
-                org_id, scope, key, print_, state="done", status=response.status_code,
-                body=bytes(response.body), headers=kept, resource_id=resource_id,
+                org_id,
+                scope,
+                key,
+                print_,
+                state="done",
+                status=response.status_code,
+                body=bytes(response.body),
+                headers=kept,
+                resource_id=resource_id,
             )
     except ApiProblem as problem:
         if 400 <= problem.status < 500 and problem.status not in (401, 403, 429):
@@ -110,8 +119,14 @@ def run_idempotent(
             if record_rejections:
                 stored = problem.body(request_id_of(request))
                 db.put_idempotency(
-                    org_id, scope, key, print_, state="done", status=problem.status,
-                    body=json.dumps(stored).encode(), headers={"content-type": "application/problem+json"},
+                    org_id,
+                    scope,
+                    key,
+                    print_,
+                    state="done",
+                    status=problem.status,
+                    body=json.dumps(stored).encode(),
+                    headers={"content-type": "application/problem+json"},
                 )
         raise
     return response

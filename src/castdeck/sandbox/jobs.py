@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import io
 import logging
 import multiprocessing
 import re
@@ -133,14 +132,27 @@ class JobRunner:
             if source is None:
                 skipped.append({"id": source_id, "title": None, "url": None, "reason": "deleted"})
                 continue
-            url = (source.data.get("metadata") or {}).get("url") if isinstance(source.data.get("metadata"), dict) else None
+            url = (
+                (source.data.get("metadata") or {}).get("url")
+                if isinstance(source.data.get("metadata"), dict)
+                else None
+            )
             status = source.data.get("status")
             if status != "completed":
-                reason = {"error": "failed processing", "processing": "still processing",
-                          "awaiting_upload": "upload never completed"}.get(str(status), str(status))
-                skipped.append({"id": source_id, "title": source.data.get("title"), "url": url, "reason": reason})
+                reason = {
+                    "error": "failed processing",
+                    "processing": "still processing",
+                    "awaiting_upload": "upload never completed",
+                }.get(str(status), str(status))
+                skipped.append(
+                    {"id": source_id, "title": source.data.get("title"), "url": url, "reason": reason}
+                )
                 continue
-            texts.append(writer.SourceText(title=str(source.data.get("title") or ""), text=str(source.meta.get("text", ""))))
+            texts.append(
+                writer.SourceText(
+                    title=str(source.data.get("title") or ""), text=str(source.meta.get("text", ""))
+                )
+            )
         return texts, skipped
 
     async def _work(
@@ -218,7 +230,8 @@ class JobRunner:
             ],
             "audio_path": str(self.sandbox.file_path(f"episodes/{episode_id}/audio-{attempt}.mp3")),
             "video_path": str(self.sandbox.file_path(f"episodes/{episode_id}/video-{attempt}.mp4"))
-            if render_video else None,
+            if render_video
+            else None,
             "title": title,
             "fail": bool(spec.get("fail")),
         }
@@ -248,17 +261,21 @@ class JobRunner:
 
         def complete(rec: Record) -> None:
             old = [rec.meta.get("audio_file"), rec.meta.get("video_file")]
-            rec.meta["audio_file"] = str(
-                self.sandbox.file_path(result["audio_path"]).relative_to(files_root)
-            )
+            rec.meta["audio_file"] = str(self.sandbox.file_path(result["audio_path"]).relative_to(files_root))
             if result.get("video_path"):
-                rec.meta["video_file"] = str(self.sandbox.file_path(result["video_path"]).relative_to(files_root))
+                rec.meta["video_file"] = str(
+                    self.sandbox.file_path(result["video_path"]).relative_to(files_root)
+                )
             rec.meta["rendered"] = bool(rec.meta.get("rendered")) or render_video
             rec.meta["duration"] = result["duration"]
-            rec.meta["old_files"] = [f for f in old if f and f not in (rec.meta["audio_file"], rec.meta.get("video_file"))]
+            rec.meta["old_files"] = [
+                f for f in old if f and f not in (rec.meta["audio_file"], rec.meta.get("video_file"))
+            ]
             if not seeding:
                 generation = dict(rec.data.get("generation") or {})
-                generation.update(state="completed", completed_at=now_iso(), phase="completed", progress_pct=100)
+                generation.update(
+                    state="completed", completed_at=now_iso(), phase="completed", progress_pct=100
+                )
                 rec.data["generation"] = generation
 
         speakers_out = [{"host_id": s.host_id, "name": s.name} for s in speakers]
@@ -278,7 +295,9 @@ class JobRunner:
         if spec.get("mode") == "prompt":
             sources, skipped = self._sources(list(spec.get("source_ids") or []))
             prompt = str(spec["prompt"]).replace(FAIL_PHRASE, "")
-            script = writer.write_episode(prompt, speakers, sources, float(spec["minutes"]), seed=int(spec["seed"]))
+            script = writer.write_episode(
+                prompt, speakers, sources, float(spec["minutes"]), seed=int(spec["seed"])
+            )
             lines = [(line.speaker, line.text) for chapter in script.chapters for line in chapter.lines]
             return lines, script.title, script.description, skipped
         lines = []
@@ -295,7 +314,11 @@ class JobRunner:
     def _fail_episode(self, job_id: str, org_id: str, episode_id: str, message: str, seconds: float) -> None:
         with self.db.transaction():
             self._set_generation(
-                episode_id, state="failed", completed_at=now_iso(), error_message=message, phase="failed",
+                episode_id,
+                state="failed",
+                completed_at=now_iso(),
+                error_message=message,
+                phase="failed",
                 progress_pct=None,
             )
             charge = seconds / 60 * CREDITS_PER_NARRATION_MINUTE
@@ -345,14 +368,22 @@ class JobRunner:
         def progress(fraction: float) -> None:
             if not seeding:
                 name = "rendering" if fraction > 0.5 else "narrating"
-                self._update(kind, media_id, lambda r: r.data.update(phase=name, progress_pct=round(40 + 58 * fraction)))
+                self._update(
+                    kind,
+                    media_id,
+                    lambda r: r.data.update(phase=name, progress_pct=round(40 + 58 * fraction)),
+                )
 
         floor = 0.0 if seeding else scaled(16)
         try:
             result = await self._work(render.render_media, work, floor, progress, words / 150 * 60 / 25)
         except Exception as exc:
             seconds = exc.seconds_synthesized if isinstance(exc, render.SynthesisFailed) else 0.0
-            message = str(exc) if isinstance(exc, render.SynthesisFailed) else f"Internal error during generation: {exc}"
+            message = (
+                str(exc)
+                if isinstance(exc, render.SynthesisFailed)
+                else f"Internal error during generation: {exc}"
+            )
 
             def failed(rec: Record) -> None:
                 rec.data.update(status="failed", phase=None, error=message, progress_pct=None)
@@ -360,8 +391,13 @@ class JobRunner:
             with self.db.transaction():
                 self._update(kind, media_id, failed)
                 if not seeding:
-                    self.db.settle(org_id, kind, media_id, seconds / 60 * CREDITS_PER_NARRATION_MINUTE,
-                                   f"failed run, narration {seconds:.1f} s")
+                    self.db.settle(
+                        org_id,
+                        kind,
+                        media_id,
+                        seconds / 60 * CREDITS_PER_NARRATION_MINUTE,
+                        f"failed run, narration {seconds:.1f} s",
+                    )
                 self.db.finish_job(job_id)
             return
 
@@ -369,15 +405,25 @@ class JobRunner:
             rec.meta["video_file"] = relative
             rec.meta["ready_at"] = 0 if seeding else time.time() + scaled(8)
             rec.meta["duration"] = result["duration"]
-            rec.data.update(status="completed", phase=None, error=None, progress_pct=100,
-                            duration_seconds=round(result["duration"], 2))
+            rec.data.update(
+                status="completed",
+                phase=None,
+                error=None,
+                progress_pct=100,
+                duration_seconds=round(result["duration"], 2),
+            )
 
         with self.db.transaction():
             self._update(kind, media_id, complete)
             if not seeding:
                 minutes, images, clips = estimate(kind, result["duration"])
-                self.db.settle(org_id, kind, media_id, credits_for(kind, result["duration"]),
-                               f"narration {minutes:.2f} min, {images} images, {clips} clips")
+                self.db.settle(
+                    org_id,
+                    kind,
+                    media_id,
+                    credits_for(kind, result["duration"]),
+                    f"narration {minutes:.2f} min, {images} images, {clips} clips",
+                )
             self.db.finish_job(job_id)
 
     def _media_script(
@@ -391,11 +437,15 @@ class JobRunner:
             parsed = importer.parse_script_text(text)
             labels: dict[str, str] = spec.get("labels") or {}
             lines = [
-                (host_ids.index(labels[s.label]) if labels.get(s.label) in host_ids else 0,
-                 writer.clean_spoken_text(s.text))
+                (
+                    host_ids.index(labels[s.label]) if labels.get(s.label) in host_ids else 0,
+                    writer.clean_spoken_text(s.text),
+                )
                 for s in parsed.segments
             ]
-            turns = [{"speaker": i, "text": t, "voice": self._voice(host_ids[i])} for i, t in lines if t.strip()]
+            turns = [
+                {"speaker": i, "text": t, "voice": self._voice(host_ids[i])} for i, t in lines if t.strip()
+            ]
             slides = [
                 {"start": None, "title": record.data.get("title") or "", "body": t[:240]}
                 for _, t in lines[:: max(1, len(lines) // 12 or 1)]
@@ -412,7 +462,11 @@ class JobRunner:
             slides = self._visual_slides(record)
         else:
             slides = [
-                {"start": None, "title": chapter.title, "body": chapter.lines[0].text[:240] if chapter.lines else ""}
+                {
+                    "start": None,
+                    "title": chapter.title,
+                    "body": chapter.lines[0].text[:240] if chapter.lines else "",
+                }
                 for chapter in script.chapters
             ]
         return turns, slides
@@ -432,7 +486,8 @@ class JobRunner:
             else:
                 count = int(metadata.get("visual_count") or 1)
                 slides.extend(
-                    {"start": None, "title": title, "body": f"Page {page} of {count}"} for page in range(1, count + 1)
+                    {"start": None, "title": title, "body": f"Page {page} of {count}"}
+                    for page in range(1, count + 1)
                 )
         return slides
 
@@ -471,8 +526,8 @@ class JobRunner:
             note = "The sandbox works offline: the page was not fetched; its title and address are used."
             return None, {"fetched": False, "note": note}, f"{record.data.get('title') or ''}. {url}"
         if kind == "text":
-            text = str(record.meta.get("text", ""))
-            return None, {"characters": len(text), "words": len(text.split())}, text
+            content = str(record.meta.get("text", ""))
+            return None, {"characters": len(content), "words": len(content.split())}, content
         metadata = record.data.get("metadata") or {}
         mime = str(metadata.get("mime_type", ""))
         path = self.sandbox.file_path(f"uploads/{record.id}")
@@ -490,12 +545,12 @@ class JobRunner:
         elif mime == "application/pdf":
             data = path.read_bytes()
             visuals = max(1, len(re.findall(rb"/Type\s*/Page(?!s)", data)))
-            text = " ".join(m.decode("latin-1") for m in re.findall(rb"\(([^()\\]{3,200})\)\s*Tj", data)) or None
+            text = (
+                " ".join(m.decode("latin-1") for m in re.findall(rb"\(([^()\\]{3,200})\)\s*Tj", data)) or None
+            )
         elif mime.startswith("application/vnd.openxmlformats") or mime.startswith("application/vnd.oasis"):
-            with contextlib.suppress(zipfile.BadZipFile, OSError):
-                with zipfile.ZipFile(io.BytesIO(path.read_bytes())) as archive:
-                    names = archive.namelist()
-                    visuals = sum(1 for n in names if re.fullmatch(r"ppt/slides/slide\d+\.xml", n))
+            with contextlib.suppress(zipfile.BadZipFile, OSError), zipfile.ZipFile(path) as archive:
+                visuals = sum(1 for n in archive.namelist() if re.fullmatch(r"ppt/slides/slide\d+\.xml", n))
         elif mime in ("application/vnd.ms-powerpoint", "application/vnd.apple.keynote"):
             visuals = 1
         added: dict[str, Any] = {"processed_at": datetime.now(UTC).isoformat()}
@@ -505,7 +560,11 @@ class JobRunner:
             visuals = max(visuals, 1)
             added["visual_count"] = visuals
             if visuals > 50:
-                return f"The file holds {visuals} pages or images; a visual source holds at most 50.", added, text
+                return (
+                    f"The file holds {visuals} pages or images; a visual source holds at most 50.",
+                    added,
+                    text,
+                )
         return None, added, text
 
 
@@ -521,4 +580,3 @@ def _worker_init() -> None:
 def _title_from(lines: list[tuple[int, str]]) -> str:
     words = " ".join(text for _, text in lines[:1]).split()[:8]
     return (" ".join(words).rstrip(".,;:!?") or "Untitled episode")[:120]
-

@@ -12,8 +12,19 @@ from castdeck.api.models import Problem
 
 from .routing import ROUTES, RouteSpec
 
-TAGS = ["Health", "Account", "Podcasts", "Episodes", "Analytics", "Hosts", "Sources", "Videos", "Shorts",
-        "Voiceovers", "Voices"]
+TAGS = [
+    "Health",
+    "Account",
+    "Podcasts",
+    "Episodes",
+    "Analytics",
+    "Hosts",
+    "Sources",
+    "Videos",
+    "Shorts",
+    "Voiceovers",
+    "Voices",
+]
 REF = "#/components/schemas/{model}"
 UUID_PARAMS = {"episode_id", "podcast_id"}
 ALWAYS_ERRORS = (400, 401, 403, 404, 429, 500)
@@ -74,14 +85,24 @@ def _parameters(spec: RouteSpec, component_schemas: dict[str, Any]) -> list[dict
         for name, prop in query_schema.get("properties", {}).items():
             params.append({"name": name, "in": "query", "required": False, "schema": prop})
     if spec.extra.get("format_param"):
-        params.append({"name": "format", "in": "query", "required": False,
-                       "schema": {"type": "string", "enum": ["json", "srt", "vtt"], "default": "json"}})
+        params.append(
+            {
+                "name": "format",
+                "in": "query",
+                "required": False,
+                "schema": {"type": "string", "enum": ["json", "srt", "vtt"], "default": "json"},
+            }
+        )
     if spec.idempotency:
-        params.append({
-            "name": "Idempotency-Key", "in": "header", "required": spec.idempotency == "required",
-            "description": "1..255 printable ASCII characters; replays the original answer for 24 hours",
-            "schema": {"type": "string", "pattern": "^[!-~]{1,255}$", "minLength": 1, "maxLength": 255},
-        })
+        params.append(
+            {
+                "name": "Idempotency-Key",
+                "in": "header",
+                "required": spec.idempotency == "required",
+                "description": "1..255 printable ASCII characters; replays the original answer for 24 hours",
+                "schema": {"type": "string", "pattern": "^[!-~]{1,255}$", "minLength": 1, "maxLength": 255},
+            }
+        )
     return params
 
 
@@ -99,12 +120,19 @@ def _request_body(spec: RouteSpec) -> dict[str, Any] | None:
         members = getattr(body, "__args__", ())
         inner = getattr(members[0], "__args__", members) if members else ()
         schema = {"oneOf": [_ref(m) for m in inner if isinstance(m, type)]} if inner else {"type": "object"}
-    return {"required": spec.body_required, "content": {media: {"schema": schema} for media in spec.body_media_types}}
+    return {
+        "required": spec.body_required,
+        "content": {media: {"schema": schema} for media in spec.body_media_types},
+    }
 
 
 def _body_models(spec: RouteSpec) -> list[type[BaseModel]]:
     body = spec.body
-    if body is None or isinstance(body, (str, list)) or (isinstance(body, type) and issubclass(body, BaseModel)):
+    if (
+        body is None
+        or isinstance(body, (str, list))
+        or (isinstance(body, type) and issubclass(body, BaseModel))
+    ):
         return []
     members = getattr(body, "__args__", ())
     inner = getattr(members[0], "__args__", members) if members else ()
@@ -128,7 +156,11 @@ def openapi_document(base_url: str) -> dict[str, Any]:
         else:
             content = {}
             for media in spec.response_media_types:
-                content[media] = {"schema": schema} if media.endswith("json") and schema else {"schema": {"type": "string"}}
+                content[media] = (
+                    {"schema": schema}
+                    if media.endswith("json") and schema
+                    else {"schema": {"type": "string"}}
+                )
             ok: dict[str, Any] = {"description": spec.summary, "content": content}
             if spec.response_headers:
                 ok["headers"] = {h: {"schema": {"type": "string"}} for h in spec.response_headers}
@@ -142,7 +174,8 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                 "content": {"application/problem+json": {"schema": _ref(Problem)}},
             }
         operation: dict[str, Any] = {
-            "operationId": spec.handler.__name__ if spec.handler.__name__ not in _seen_names(specs, spec)
+            "operationId": spec.handler.__name__
+            if spec.handler.__name__ not in _seen_names(specs, spec)
             else f"{spec.handler.__name__}_{spec.tag.lower()}",
             "summary": spec.summary,
             "tags": [spec.tag],

@@ -35,7 +35,7 @@ class ApiProblem(Exception):
         status: int,
         detail: str | None = None,
         *,
-        type: str | None = None,  # noqa: A002 - the spec's field name
+        type: str | None = None,
         title: str | None = None,
         errors: list[dict[str, str]] | None = None,
         reason: str | None = None,

@@ -59,7 +59,9 @@ def _host_data(blueprint: dict[str, Any], host_id: str, created: str) -> dict[st
     }
 
 
-def _podcast_data(blueprint: dict[str, Any], podcast_id: str, host_ids: list[str], created: str) -> dict[str, Any]:
+def _podcast_data(
+    blueprint: dict[str, Any], podcast_id: str, host_ids: list[str], created: str
+) -> dict[str, Any]:
     return {
         "id": podcast_id,
         "title": blueprint["title"],
@@ -89,15 +91,21 @@ def _seed_demo(sandbox: Sandbox) -> None:
     podcast_ids = []
     for index, blueprint in enumerate(seed_content.PODCASTS):
         podcast_id = new_id()
-        data = _podcast_data(blueprint, podcast_id, [host_ids[i] for i in blueprint["hosts"]], _ago(80 - index))
+        data = _podcast_data(
+            blueprint, podcast_id, [host_ids[i] for i in blueprint["hosts"]], _ago(80 - index)
+        )
         relative = f"podcasts/{podcast_id}/cover.jpg"
         path = sandbox.file_path(relative)
         path.parent.mkdir(parents=True, exist_ok=True)
-        render.render_cover(path, blueprint["title"], seed_content.ORGANIZATION_NAME, seed=index, size=(600, 600))
+        render.render_cover(
+            path, blueprint["title"], seed_content.ORGANIZATION_NAME, seed=index, size=(600, 600)
+        )
         db.insert("podcast", podcast_id, DEMO_ORG, data, {"image_file": relative})
         podcast_ids.append(podcast_id)
 
-    source_ids = [_seed_source(sandbox, blueprint, 70 - index) for index, blueprint in enumerate(seed_content.SOURCES)]
+    source_ids = [
+        _seed_source(sandbox, blueprint, 70 - index) for index, blueprint in enumerate(seed_content.SOURCES)
+    ]
 
     episodes = sorted(seed_content.EPISODES, key=lambda e: -float(e["created_days_ago"]))
     for blueprint in episodes:
@@ -128,13 +136,22 @@ def _seed_source(sandbox: Sandbox, blueprint: dict[str, Any], age: float) -> str
         data["metadata"] = {"url": blueprint["url"], "fetched": False}
         meta["url"] = blueprint["url"]
     elif kind == "text":
-        data["metadata"] = {"characters": len(blueprint["content"]), "words": len(blueprint["content"].split())}
+        data["metadata"] = {
+            "characters": len(blueprint["content"]),
+            "words": len(blueprint["content"].split()),
+        }
     else:
         path = sandbox.file_path(f"uploads/{source_id}")
         path.parent.mkdir(parents=True, exist_ok=True)
         if blueprint.get("png"):
-            render.render_cover(path, blueprint.get("png_caption", blueprint["title"]), blueprint["title"],
-                                seed=7, size=(1280, 720), fmt="PNG")
+            render.render_cover(
+                path,
+                blueprint.get("png_caption", blueprint["title"]),
+                blueprint["title"],
+                seed=7,
+                size=(1280, 720),
+                fmt="PNG",
+            )
         else:
             path.write_text(blueprint.get("content", ""), encoding="utf-8")
         data["metadata"] = {
@@ -150,7 +167,11 @@ def _seed_source(sandbox: Sandbox, blueprint: dict[str, Any], age: float) -> str
 
 
 def _seed_episode(
-    sandbox: Sandbox, blueprint: dict[str, Any], podcast_ids: list[str], host_ids: list[str], source_ids: list[str]
+    sandbox: Sandbox,
+    blueprint: dict[str, Any],
+    podcast_ids: list[str],
+    host_ids: list[str],
+    source_ids: list[str],
 ) -> None:
     db = sandbox.db
     state = blueprint["state"]
@@ -185,17 +206,28 @@ def _seed_episode(
         data["published_at"] = _ago(float(blueprint["published_days_ago"]))
     elif state == "scheduled":
         data["status"] = "scheduled"
-        data["scheduled_at"] = now_iso(datetime.now(UTC) + timedelta(days=float(blueprint["scheduled_in_days"])))
+        data["scheduled_at"] = now_iso(
+            datetime.now(UTC) + timedelta(days=float(blueprint["scheduled_in_days"]))
+        )
     elif state == "failed":
         data["generation"].update(state="failed", error_message=blueprint["error_message"])
         data["generation"]["skipped_sources"] = [
-            {"id": s, "title": seed_content.SOURCES[i]["title"], "url": seed_content.SOURCES[i].get("url"),
-             "reason": "failed processing"}
+            {
+                "id": s,
+                "title": seed_content.SOURCES[i]["title"],
+                "url": seed_content.SOURCES[i].get("url"),
+                "reason": "failed processing",
+            }
             for s, i in zip(sources, blueprint["sources"], strict=True)
         ]
     elif state == "generating":
-        data["generation"] = {"state": "generating", "started_at": created, "completed_at": None,
-                              "phase": "queued", "progress_pct": 0}
+        data["generation"] = {
+            "state": "generating",
+            "started_at": created,
+            "completed_at": None,
+            "phase": "queued",
+            "progress_pct": 0,
+        }
     rendered = state in ("published", "scheduled", "rendered_draft")
     meta["rendered"] = rendered
     db.insert("episode", episode_id, DEMO_ORG, data, meta)
@@ -220,7 +252,9 @@ def _seed_episode(
         db.add_job(f"episode:{episode_id}", "episode", DEMO_ORG, job)
 
 
-def _seed_media(sandbox: Sandbox, blueprint: dict[str, Any], host_ids: list[str], source_ids: list[str]) -> None:
+def _seed_media(
+    sandbox: Sandbox, blueprint: dict[str, Any], host_ids: list[str], source_ids: list[str]
+) -> None:
     db = sandbox.db
     kind = blueprint["object"]
     collection = MEDIA_COLLECTION[kind]
@@ -273,8 +307,12 @@ def _seed_media(sandbox: Sandbox, blueprint: dict[str, Any], host_ids: list[str]
         db.hold(DEMO_ORG, credits_for(kind, planned), kind, media_id)
         db.add_job(f"{kind}:{media_id}", kind, DEMO_ORG, job)
     elif status == "completed" and sandbox.settings.seed_media:
-        db.add_job(f"{kind}:{media_id}", kind, DEMO_ORG,
-                   {**job, "planned_seconds": rendered_seconds, "seed_only": True})
+        db.add_job(
+            f"{kind}:{media_id}",
+            kind,
+            DEMO_ORG,
+            {**job, "planned_seconds": rendered_seconds, "seed_only": True},
+        )
 
 
 def _seed_other(sandbox: Sandbox) -> None:
@@ -282,22 +320,79 @@ def _seed_other(sandbox: Sandbox) -> None:
     db = sandbox.db
     host_id = secrets.token_hex(4)
     created = _ago(20)
-    db.insert("host", host_id, OTHER_ORG, _host_data(
-        {"name": "Sam Okafor", "title": "Host", "backstory": "Sam runs a weekly audio newsletter for Northwind.",
-         "personality": "Warm and direct.", "voice_id": 1002}, host_id, created))
+    db.insert(
+        "host",
+        host_id,
+        OTHER_ORG,
+        _host_data(
+            {
+                "name": "Sam Okafor",
+                "title": "Host",
+                "backstory": "Sam runs a weekly audio newsletter for Northwind.",
+                "personality": "Warm and direct.",
+                "voice_id": 1002,
+            },
+            host_id,
+            created,
+        ),
+    )
     podcast_id = new_id()
-    db.insert("podcast", podcast_id, OTHER_ORG, _podcast_data(
-        {"title": "Northwind Weekly", "description": "Company news, read aloud.", "episode_order": "episodic",
-         "language": "en", "visibility": "private"}, podcast_id, [host_id], created))
+    db.insert(
+        "podcast",
+        podcast_id,
+        OTHER_ORG,
+        _podcast_data(
+            {
+                "title": "Northwind Weekly",
+                "description": "Company news, read aloud.",
+                "episode_order": "episodic",
+                "language": "en",
+                "visibility": "private",
+            },
+            podcast_id,
+            [host_id],
+            created,
+        ),
+    )
     episode_id = new_id()
-    db.insert("episode", episode_id, OTHER_ORG, {
-        "id": episode_id, "podcast_id": podcast_id, "status": "draft", "title": "Welcome to Northwind Weekly",
-        "description": None, "image_url": None, "audio_url": None, "video_url": None, "url": None,
-        "host_ids": [host_id], "source_ids": [], "published_at": None, "scheduled_at": None,
-        "created_at": created, "updated_at": created, "generation": None,
-    }, {"rendered": False})
+    db.insert(
+        "episode",
+        episode_id,
+        OTHER_ORG,
+        {
+            "id": episode_id,
+            "podcast_id": podcast_id,
+            "status": "draft",
+            "title": "Welcome to Northwind Weekly",
+            "description": None,
+            "image_url": None,
+            "audio_url": None,
+            "video_url": None,
+            "url": None,
+            "host_ids": [host_id],
+            "source_ids": [],
+            "published_at": None,
+            "scheduled_at": None,
+            "created_at": created,
+            "updated_at": created,
+            "generation": None,
+        },
+        {"rendered": False},
+    )
     source_id = new_id()
-    db.insert("source", source_id, OTHER_ORG, {
-        "id": source_id, "status": "completed", "type": "text", "title": "Northwind style guide",
-        "error_message": None, "metadata": {"characters": 64}, "created_at": created, "updated_at": created,
-    }, {"text": "Northwind writes short sentences and avoids jargon in every newsletter."})
+    db.insert(
+        "source",
+        source_id,
+        OTHER_ORG,
+        {
+            "id": source_id,
+            "status": "completed",
+            "type": "text",
+            "title": "Northwind style guide",
+            "error_message": None,
+            "metadata": {"characters": 64},
+            "created_at": created,
+            "updated_at": created,
+        },
+        {"text": "Northwind writes short sentences and avoids jargon in every newsletter."},
+    )

@@ -7,7 +7,7 @@ import binascii
 import json
 import uuid
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
@@ -96,8 +96,8 @@ def validate(parser: type[M] | Callable[[Any], M], body: Any) -> M:
         raise validation_problem([{"field": "", "message": "the body must be a JSON object"}])
     try:
         if isinstance(parser, type) and issubclass(parser, BaseModel):
-            return parser.model_validate(body)
-        return parser(body)
+            return cast(M, parser.model_validate(body))
+        return cast(Callable[[Any], M], parser)(body)
     except ValidationError as exc:
         raise validation_problem([e.model_dump() for e in field_errors(exc)]) from None
 

@@ -27,7 +27,16 @@ from ..db import Record
 from ..problems import ApiProblem, field_problem
 from ..routing import route
 from ..service import Sandbox, new_id, now_iso, org_of, owned, parse_iso, sandbox_of, touch
-from ..web import PATCH_TYPES, data_response, decode_cursor, json_body, page_response, query, uuid_param, validate
+from ..web import (
+    PATCH_TYPES,
+    data_response,
+    decode_cursor,
+    json_body,
+    page_response,
+    query,
+    uuid_param,
+    validate,
+)
 from .podcasts import check_hosts, days_since
 
 MAX_IMAGE_BYTES = 10 * 1024 * 1024
@@ -56,7 +65,11 @@ def present_episode(sandbox: Sandbox, record: Record) -> dict[str, Any]:
     podcast = sandbox.db.get("podcast", str(data.get("podcast_id")))
     public = podcast is not None and podcast.data.get("visibility") in ("public", "unlisted")
     published = data.get("status") == "published"
-    data["url"] = f"{sandbox.base_url}/shows/{data['podcast_id']}/episodes/{record.id}" if published and public else None
+    data["url"] = (
+        f"{sandbox.base_url}/shows/{data['podcast_id']}/episodes/{record.id}"
+        if published and public
+        else None
+    )
     data["rendered"] = bool(meta.get("rendered"))
     if meta.get("duration") is not None:
         data["duration"] = round(float(meta["duration"]), 2)
@@ -71,8 +84,14 @@ def episode_analytics_numbers(record: Record) -> dict[str, Any]:
     return {"downloads": numbers["downloads"], "video_views": numbers["video_views"]}
 
 
-@route("GET", "/v1/episodes", tag="Episodes", summary="List episodes, newest first", query=EpisodeListQuery,
-       response=("list", Episode))
+@route(
+    "GET",
+    "/v1/episodes",
+    tag="Episodes",
+    summary="List episodes, newest first",
+    query=EpisodeListQuery,
+    response=("list", Episode),
+)
 async def list_episodes(request: Request) -> Response:
     sandbox = sandbox_of(request)
     q = query(request, EpisodeListQuery)
@@ -84,7 +103,11 @@ async def list_episodes(request: Request) -> Response:
     for record in sandbox.db.all("episode", org_of(request).id):
         promote_due(sandbox, record)
     records, more = sandbox.db.page(
-        "episode", org_of(request).id, limit=q.limit, before_seq=decode_cursor("episode", q.cursor), where=where
+        "episode",
+        org_of(request).id,
+        limit=q.limit,
+        before_seq=decode_cursor("episode", q.cursor),
+        where=where,
     )
     return page_response(request, "episode", records, more, lambda r: present_episode(sandbox, r))
 
@@ -113,8 +136,16 @@ def new_episode_data(podcast_id: str, host_ids: list[str] | None, **fields: Any)
     return data
 
 
-@route("POST", "/v1/episodes", tag="Episodes", summary="Create an empty episode (no content generated)",
-       status=201, body=EpisodeCreate, response=Episode, errors=(400, 401, 403, 404, 415, 429, 500))
+@route(
+    "POST",
+    "/v1/episodes",
+    tag="Episodes",
+    summary="Create an empty episode (no content generated)",
+    status=201,
+    body=EpisodeCreate,
+    response=Episode,
+    errors=(400, 401, 403, 404, 415, 429, 500),
+)
 async def create_episode(request: Request) -> Response:
     sandbox, org = sandbox_of(request), org_of(request)
     payload = validate(EpisodeCreate, await json_body(request))
@@ -133,8 +164,13 @@ async def create_episode(request: Request) -> Response:
     return data_response(present_episode(sandbox, record), 201, {"Location": f"/v1/episodes/{record.id}"})
 
 
-@route("GET", "/v1/episodes/{episode_id}", tag="Episodes", summary="Retrieve an episode (poll generation here)",
-       response=Episode)
+@route(
+    "GET",
+    "/v1/episodes/{episode_id}",
+    tag="Episodes",
+    summary="Retrieve an episode (poll generation here)",
+    response=Episode,
+)
 async def get_episode(request: Request) -> Response:
     sandbox = sandbox_of(request)
     record = owned(sandbox.db, "episode", uuid_param(request, "episode_id"), org_of(request))
@@ -145,8 +181,16 @@ async def get_episode(request: Request) -> Response:
     return data_response(present_episode(sandbox, record), headers=headers)
 
 
-@route("PATCH", "/v1/episodes/{episode_id}", tag="Episodes", summary="Update an episode", body=EpisodeUpdate,
-       body_media_types=PATCH_TYPES, response=Episode, errors=(400, 401, 403, 404, 415, 429, 500))
+@route(
+    "PATCH",
+    "/v1/episodes/{episode_id}",
+    tag="Episodes",
+    summary="Update an episode",
+    body=EpisodeUpdate,
+    body_media_types=PATCH_TYPES,
+    response=Episode,
+    errors=(400, 401, 403, 404, 415, 429, 500),
+)
 async def update_episode(request: Request) -> Response:
     sandbox = sandbox_of(request)
     record = owned(sandbox.db, "episode", uuid_param(request, "episode_id"), org_of(request))
@@ -163,16 +207,26 @@ async def update_episode(request: Request) -> Response:
     return data_response(present_episode(sandbox, record))
 
 
-@route("DELETE", "/v1/episodes/{episode_id}", tag="Episodes", summary="Delete an episode", status=204,
-       errors=(400, 401, 403, 404, 422, 429, 500))
+@route(
+    "DELETE",
+    "/v1/episodes/{episode_id}",
+    tag="Episodes",
+    summary="Delete an episode",
+    status=204,
+    errors=(400, 401, 403, 404, 422, 429, 500),
+)
 async def delete_episode(request: Request) -> Response:
     sandbox = sandbox_of(request)
     record = owned(sandbox.db, "episode", uuid_param(request, "episode_id"), org_of(request))
     if (record.data.get("generation") or {}).get("state") == "generating":
         raise ApiProblem(
-            422, "The episode is still generating; delete it once generation has finished.",
-            recovery={"action": "poll_content", "poll_after_seconds": float(sandbox.poll_hint(5)),
-                      "tool": "get_content"},
+            422,
+            "The episode is still generating; delete it once generation has finished.",
+            recovery={
+                "action": "poll_content",
+                "poll_after_seconds": float(sandbox.poll_hint(5)),
+                "tool": "get_content",
+            },
         )
     with sandbox.db.transaction():
         sandbox.db.delete("episode", record.id)
@@ -182,9 +236,16 @@ async def delete_episode(request: Request) -> Response:
     return Response(status_code=204)
 
 
-@route("POST", "/v1/episodes/{episode_id}/publish", tag="Episodes",
-       summary="Publish now, or schedule with scheduled_time", body=PublishInput, body_required=False,
-       response=PublishResult, errors=(400, 401, 403, 404, 415, 422, 429, 500))
+@route(
+    "POST",
+    "/v1/episodes/{episode_id}/publish",
+    tag="Episodes",
+    summary="Publish now, or schedule with scheduled_time",
+    body=PublishInput,
+    body_required=False,
+    response=PublishResult,
+    errors=(400, 401, 403, 404, 415, 422, 429, 500),
+)
 async def publish_episode(request: Request) -> Response:
     sandbox = sandbox_of(request)
     record = owned(sandbox.db, "episode", uuid_param(request, "episode_id"), org_of(request))
@@ -196,8 +257,11 @@ async def publish_episode(request: Request) -> Response:
         raise ApiProblem(
             422,
             "Generation or rendering is still running; poll the episode and publish when it has finished.",
-            recovery={"action": "poll_content", "poll_after_seconds": float(sandbox.poll_hint(5)),
-                      "tool": "get_content"},
+            recovery={
+                "action": "poll_content",
+                "poll_after_seconds": float(sandbox.poll_hint(5)),
+                "tool": "get_content",
+            },
         )
     if record.data.get("status") == "published":
         raise ApiProblem(422, "The episode is already published.", recovery={"action": "check_result"})
@@ -224,16 +288,24 @@ async def publish_episode(request: Request) -> Response:
     return data_response(result)
 
 
-@route("POST", "/v1/episodes/{episode_id}/unpublish", tag="Episodes",
-       summary="Take a published or scheduled episode back to draft", response=Episode,
-       errors=(400, 401, 403, 404, 422, 429, 500))
+@route(
+    "POST",
+    "/v1/episodes/{episode_id}/unpublish",
+    tag="Episodes",
+    summary="Take a published or scheduled episode back to draft",
+    response=Episode,
+    errors=(400, 401, 403, 404, 422, 429, 500),
+)
 async def unpublish_episode(request: Request) -> Response:
     sandbox = sandbox_of(request)
     record = owned(sandbox.db, "episode", uuid_param(request, "episode_id"), org_of(request))
     promote_due(sandbox, record)
     if record.data.get("status") not in ("published", "scheduled"):
-        raise ApiProblem(422, "Only a published or scheduled episode can be unpublished.",
-                         recovery={"action": "check_result"})
+        raise ApiProblem(
+            422,
+            "Only a published or scheduled episode can be unpublished.",
+            recovery={"action": "check_result"},
+        )
     record.data.update(status="draft", published_at=None, scheduled_at=None)
     touch(record)
     with sandbox.db.transaction():
@@ -241,9 +313,16 @@ async def unpublish_episode(request: Request) -> Response:
     return data_response(present_episode(sandbox, record))
 
 
-@route("PUT", "/v1/episodes/{episode_id}/image", tag="Episodes", summary="Upload the episode's cover image",
-       body="image", body_media_types=tuple(IMAGE_TYPES), response=EpisodeImageResult,
-       errors=(400, 401, 403, 404, 415, 429, 500))
+@route(
+    "PUT",
+    "/v1/episodes/{episode_id}/image",
+    tag="Episodes",
+    summary="Upload the episode's cover image",
+    body="image",
+    body_media_types=tuple(IMAGE_TYPES),
+    response=EpisodeImageResult,
+    errors=(400, 401, 403, 404, 415, 429, 500),
+)
 async def upload_episode_image(request: Request) -> Response:
     sandbox = sandbox_of(request)
     record = owned(sandbox.db, "episode", uuid_param(request, "episode_id"), org_of(request))
@@ -290,8 +369,11 @@ def _cues(words: list[list[Any]], speakers: list[dict[str, Any]]) -> list[tuple[
     current: list[list[Any]] = []
     for word in words:
         if current and (
-            word[3] != current[0][3] or len(current) >= 14 or word[1] - current[0][0] > 7
-            or str(current[-1][2]).endswith((".", "?", "!")) and len(current) >= 6
+            word[3] != current[0][3]
+            or len(current) >= 14
+            or word[1] - current[0][0] > 7
+            or (str(current[-1][2]).endswith((".", "?", "!"))
+            and len(current) >= 6)
         ):
             cues.append(_cue(current, speakers))
             current = []
@@ -309,10 +391,15 @@ def _cue(words: list[list[Any]], speakers: list[dict[str, Any]]) -> tuple[float,
     return float(words[0][0]), float(words[-1][1]), text
 
 
-@route("GET", "/v1/episodes/{episode_id}/timestamps", tag="Episodes",
-       summary="Word timestamps as JSON, SRT or WebVTT (404 until audio exists)", response=WordTimestamps,
-       response_media_types=("application/json", "application/x-subrip", "text/vtt"),
-       extra={"format_param": True})
+@route(
+    "GET",
+    "/v1/episodes/{episode_id}/timestamps",
+    tag="Episodes",
+    summary="Word timestamps as JSON, SRT or WebVTT (404 until audio exists)",
+    response=WordTimestamps,
+    response_media_types=("application/json", "application/x-subrip", "text/vtt"),
+    extra={"format_param": True},
+)
 async def episode_timestamps(request: Request) -> Response:
     sandbox = sandbox_of(request)
     record = owned(sandbox.db, "episode", uuid_param(request, "episode_id"), org_of(request))
@@ -321,8 +408,11 @@ async def episode_timestamps(request: Request) -> Response:
         raise field_problem("format", "must be json, srt or vtt")
     stored = sandbox.db.timestamps(record.id)
     if stored is None or not record.meta.get("audio_file"):
-        raise ApiProblem(404, "This episode has no audio yet, so it has no word timestamps.",
-                         recovery={"action": "poll_content", "tool": "get_content"})
+        raise ApiProblem(
+            404,
+            "This episode has no audio yet, so it has no word timestamps.",
+            recovery={"action": "poll_content", "tool": "get_content"},
+        )
     speakers, words = stored
     if fmt == "json":
         return data_response(
@@ -335,7 +425,8 @@ async def episode_timestamps(request: Request) -> Response:
     cues = _cues(words, speakers)
     if fmt == "srt":
         body = "\n".join(
-            f"{i}\n{_clock(start, ',')} --> {_clock(end, ',')}\n{text}\n" for i, (start, end, text) in enumerate(cues, 1)
+            f"{i}\n{_clock(start, ',')} --> {_clock(end, ',')}\n{text}\n"
+            for i, (start, end, text) in enumerate(cues, 1)
         )
         return Response(body, media_type="application/x-subrip")
     body = "WEBVTT\n\n" + "\n".join(
@@ -344,8 +435,13 @@ async def episode_timestamps(request: Request) -> Response:
     return Response(body, media_type="text/vtt")
 
 
-@route("GET", "/v1/episodes/{episode_id}/analytics", tag="Analytics", summary="Episode analytics",
-       response=EpisodeAnalytics)
+@route(
+    "GET",
+    "/v1/episodes/{episode_id}/analytics",
+    tag="Analytics",
+    summary="Episode analytics",
+    response=EpisodeAnalytics,
+)
 async def episode_analytics(request: Request) -> Response:
     sandbox = sandbox_of(request)
     record = owned(sandbox.db, "episode", uuid_param(request, "episode_id"), org_of(request))

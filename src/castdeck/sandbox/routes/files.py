@@ -20,7 +20,6 @@ from ..signing import verify
 from ..web import json_response
 from .episodes import present_episode
 
-
 mimetypes.add_type("audio/mpeg", ".mp3")
 mimetypes.add_type("video/mp4", ".mp4")
 mimetypes.add_type("image/webp", ".webp")
@@ -35,31 +34,50 @@ def _refuse_credentials(request: Request) -> None:
         )
 
 
-@route("PUT", "/uploads/{source_id}", tag="Sources", summary="Signed upload address (from a reservation)",
-       auth=False, in_schema=False)
+@route(
+    "PUT",
+    "/uploads/{source_id}",
+    tag="Sources",
+    summary="Signed upload address (from a reservation)",
+    auth=False,
+    in_schema=False,
+)
 async def put_upload(request: Request) -> Response:
     sandbox = sandbox_of(request)
     _refuse_credentials(request)
     source_id = str(request.path_params["source_id"])
-    problem = verify(sandbox.secret, "PUT", source_id, request.query_params.get("expires"),
-                     request.query_params.get("signature"))
+    problem = verify(
+        sandbox.secret,
+        "PUT",
+        source_id,
+        request.query_params.get("expires"),
+        request.query_params.get("signature"),
+    )
     if problem:
-        raise ApiProblem(403, f"Upload refused: {problem}. Reserve a new upload slot.",
-                         recovery={"action": "retry"})
+        raise ApiProblem(
+            403, f"Upload refused: {problem}. Reserve a new upload slot.", recovery={"action": "retry"}
+        )
     record = sandbox.db.get("source", source_id)
     if record is None:
         raise ApiProblem(404, "This upload slot no longer exists.")
     if record.data.get("status") != "awaiting_upload":
         raise ApiProblem(409, "This upload was already completed.")
     upload = record.meta["upload"]
-    if "chunked" in request.headers.get("transfer-encoding", "").lower() or "content-length" not in request.headers:
+    if (
+        "chunked" in request.headers.get("transfer-encoding", "").lower()
+        or "content-length" not in request.headers
+    ):
         raise ApiProblem(411, "Send the file with a Content-Length header; chunked uploads are refused.")
     length = int(request.headers["content-length"])
     if length != upload["size_bytes"]:
-        raise ApiProblem(400, f"Content-Length {length} does not match the reserved size {upload['size_bytes']}.")
+        raise ApiProblem(
+            400, f"Content-Length {length} does not match the reserved size {upload['size_bytes']}."
+        )
     mime = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if mime != upload["mime_type"]:
-        raise ApiProblem(400, f"Content-Type must be {upload['mime_type']!r}, as the reservation's headers say.")
+        raise ApiProblem(
+            400, f"Content-Type must be {upload['mime_type']!r}, as the reservation's headers say."
+        )
     target = sandbox.file_path(f"uploads/{source_id}")
     partial = target.with_suffix(".part")
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -79,13 +97,20 @@ async def put_upload(request: Request) -> Response:
     return json_response({"status": "uploaded", "source_id": source_id, "size_bytes": received})
 
 
-@route("GET", "/files/{path:path}", tag="Sources", summary="Signed download address", auth=False, in_schema=False)
+@route(
+    "GET", "/files/{path:path}", tag="Sources", summary="Signed download address", auth=False, in_schema=False
+)
 async def get_file(request: Request) -> Response:
     sandbox = sandbox_of(request)
     _refuse_credentials(request)
     relative = str(request.path_params["path"])
-    problem = verify(sandbox.secret, "GET", relative, request.query_params.get("expires"),
-                     request.query_params.get("signature"))
+    problem = verify(
+        sandbox.secret,
+        "GET",
+        relative,
+        request.query_params.get("expires"),
+        request.query_params.get("signature"),
+    )
     if problem:
         raise ApiProblem(403, f"Download refused: {problem}. Fetch a fresh address from the API.")
     path = sandbox.file_path(relative).resolve()
@@ -98,8 +123,9 @@ async def get_file(request: Request) -> Response:
 KIND_NAMES = {"videos": "Video", "shorts": "Short", "voiceovers": "Voiceover", "episodes": "Episode"}
 
 
-@route("GET", "/studio/{kind}/{item_id}", tag="Health", summary="Studio link target", auth=False,
-       in_schema=False)
+@route(
+    "GET", "/studio/{kind}/{item_id}", tag="Health", summary="Studio link target", auth=False, in_schema=False
+)
 async def studio_page(request: Request) -> Response:
     kind = str(request.path_params["kind"])
     item = html.escape(str(request.path_params["item_id"]))
@@ -121,17 +147,25 @@ def _public_podcast(request: Request):  # type: ignore[no-untyped-def]
     return sandbox, record
 
 
-@route("GET", "/shows/{podcast_id}", tag="Podcasts", summary="Public website of a podcast", auth=False,
-       in_schema=False)
+@route(
+    "GET",
+    "/shows/{podcast_id}",
+    tag="Podcasts",
+    summary="Public website of a podcast",
+    auth=False,
+    in_schema=False,
+)
 async def show_page(request: Request) -> Response:
     sandbox, record = _public_podcast(request)
     episodes = [
-        present_episode(sandbox, e) for e in reversed(sandbox.db.all("episode", record.org_id))
+        present_episode(sandbox, e)
+        for e in reversed(sandbox.db.all("episode", record.org_id))
         if e.data.get("podcast_id") == record.id
     ]
     items = "".join(
         f"<li><a href='{html.escape(e['url'] or '')}'>{html.escape(e.get('title') or 'Untitled')}</a></li>"
-        for e in episodes if e["status"] == "published"
+        for e in episodes
+        if e["status"] == "published"
     )
     title = html.escape(record.data.get("title") or "")
     return HTMLResponse(
@@ -141,8 +175,14 @@ async def show_page(request: Request) -> Response:
     )
 
 
-@route("GET", "/shows/{podcast_id}/episodes/{episode_id}", tag="Podcasts", summary="Public episode page",
-       auth=False, in_schema=False)
+@route(
+    "GET",
+    "/shows/{podcast_id}/episodes/{episode_id}",
+    tag="Podcasts",
+    summary="Public episode page",
+    auth=False,
+    in_schema=False,
+)
 async def show_episode_page(request: Request) -> Response:
     sandbox, podcast = _public_podcast(request)
     record = sandbox.db.get("episode", str(request.path_params["episode_id"]))
@@ -152,15 +192,23 @@ async def show_episode_page(request: Request) -> Response:
     if episode["status"] != "published":
         raise ApiProblem(404, "No such episode.")
     title = html.escape(episode.get("title") or "Untitled")
-    audio = f"<audio controls src='{html.escape(episode['audio_url'])}'></audio>" if episode["audio_url"] else ""
+    audio = (
+        f"<audio controls src='{html.escape(episode['audio_url'])}'></audio>" if episode["audio_url"] else ""
+    )
     return HTMLResponse(
         f"<!doctype html><title>{title}</title><h1>{title}</h1>"
         f"<p>{html.escape(plain_text(episode.get('description')))}</p>{audio}"
     )
 
 
-@route("GET", "/shows/{podcast_id}/feed.xml", tag="Podcasts", summary="RSS feed of a public podcast", auth=False,
-       in_schema=False)
+@route(
+    "GET",
+    "/shows/{podcast_id}/feed.xml",
+    tag="Podcasts",
+    summary="RSS feed of a public podcast",
+    auth=False,
+    in_schema=False,
+)
 async def show_feed(request: Request) -> Response:
     sandbox, record = _public_podcast(request)
     items = []
@@ -189,5 +237,3 @@ async def show_feed(request: Request) -> Response:
         f"{''.join(items)}</channel></rss>"
     )
     return Response(body, media_type="application/rss+xml")
-
-

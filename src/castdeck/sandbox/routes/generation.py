@@ -43,8 +43,15 @@ def _accepted(sandbox: Sandbox, data: dict[str, Any], workflow_run_id: str) -> R
     return data_response(ack, 202, headers)
 
 
-def _start(sandbox: Sandbox, org: Org, podcast_id: str, host_ids: list[str], job: dict[str, Any],
-           minutes: float, source_ids: list[str] | None = None) -> tuple[Response, str]:
+def _start(
+    sandbox: Sandbox,
+    org: Org,
+    podcast_id: str,
+    host_ids: list[str],
+    job: dict[str, Any],
+    minutes: float,
+    source_ids: list[str] | None = None,
+) -> tuple[Response, str]:
     workflow_run_id = "wf_" + secrets.token_hex(8)
     data = new_episode_data(
         podcast_id,
@@ -61,7 +68,9 @@ def _start(sandbox: Sandbox, org: Org, podcast_id: str, host_ids: list[str], job
     )
     data["generation"]["started_at"] = data["created_at"]
     hold_credits(sandbox.db, org, minutes * CREDITS_PER_NARRATION_MINUTE, "episode", data["id"])
-    sandbox.db.insert("episode", data["id"], org.id, data, {"workflow_run_id": workflow_run_id, "rendered": False})
+    sandbox.db.insert(
+        "episode", data["id"], org.id, data, {"workflow_run_id": workflow_run_id, "rendered": False}
+    )
     sandbox.db.add_job(f"episode:{data['id']}", "episode", org.id, {**job, "episode_id": data["id"]})
     return _accepted(sandbox, data, workflow_run_id), data["id"]
 
@@ -73,15 +82,24 @@ def _kick(sandbox: Sandbox) -> None:
 
 def _active_hosts(db: Database, org: Org, host_ids: list[str] | None) -> list[str]:
     return [
-        h for h in host_ids or []
+        h
+        for h in host_ids or []
         if (r := db.get("host", h)) is not None and r.org_id == org.id and not r.meta.get("archived")
     ]
 
 
-@route("POST", "/v1/episodes/generate", tag="Episodes",
-       summary="Generate an episode from a prompt or a structured script", status=202, body=EpisodeGenerateInput,
-       response=EpisodeAccepted, idempotency="optional", response_headers=("Location", "Retry-After"),
-       errors=(400, 401, 403, 404, 409, 415, 422, 429, 500, 502))
+@route(
+    "POST",
+    "/v1/episodes/generate",
+    tag="Episodes",
+    summary="Generate an episode from a prompt or a structured script",
+    status=202,
+    body=EpisodeGenerateInput,
+    response=EpisodeAccepted,
+    idempotency="optional",
+    response_headers=("Location", "Retry-After"),
+    errors=(400, 401, 403, 404, 409, 415, 422, 429, 500, 502),
+)
 async def generate_episode(request: Request) -> Response:
     sandbox, org = sandbox_of(request), org_of(request)
     key = idempotency_key(request, required=False)
@@ -101,14 +119,18 @@ async def generate_episode(request: Request) -> Response:
             ]
             for c_index, chapter in enumerate(payload.script.chapters):
                 for s_index, segment in enumerate(chapter.segments):
-                    check_hosts(sandbox.db, org, [segment.host_id],
-                                f"script.chapters.{c_index}.segments.{s_index}.host_id")
+                    check_hosts(
+                        sandbox.db,
+                        org,
+                        [segment.host_id],
+                        f"script.chapters.{c_index}.segments.{s_index}.host_id",
+                    )
             words = sum(len(text.split()) for *_, text in segments)
             minutes = max(words / writer.WORDS_PER_MINUTE, 0.1)
             if minutes > max_minutes:
                 raise field_problem("script", f"is longer than the plan's maximum of {max_minutes} minutes")
             host_ids = payload.host_ids or list(dict.fromkeys(s[2] for s in segments))
-            job = {
+            job: dict[str, Any] = {
                 "mode": "script",
                 "chapters": [
                     {"title": chapter.title, "segments": [[s.host_id, s.text] for s in chapter.segments]}
@@ -122,13 +144,18 @@ async def generate_episode(request: Request) -> Response:
         assert payload.prompt is not None
         host_ids = payload.host_ids or _active_hosts(sandbox.db, org, podcast.data.get("host_ids"))
         if not host_ids:
-            raise ApiProblem(422, "The podcast has no active hosts; pass host_ids.",
-                             recovery={"action": "choose_characters", "tool": "list_characters"})
+            raise ApiProblem(
+                422,
+                "The podcast has no active hosts; pass host_ids.",
+                recovery={"action": "choose_characters", "tool": "list_characters"},
+            )
         source_ids = [str(s) for s in payload.source_ids or []]
         for index, source_id in enumerate(source_ids):
             source = sandbox.db.get("source", source_id)
             if source is None or source.org_id != org.id:
-                raise field_problem(f"source_ids.{index}", f"no source with id {source_id} in this organization")
+                raise field_problem(
+                    f"source_ids.{index}", f"no source with id {source_id} in this organization"
+                )
         options = payload.options
         minutes = float(
             (options.episode_length_minutes if options and options.episode_length_minutes else None)
@@ -148,16 +175,25 @@ async def generate_episode(request: Request) -> Response:
         }
         return _start(sandbox, org, podcast.id, host_ids, job, minutes, source_ids)
 
-    response = run_idempotent(request, sandbox.db, org.id, "episodes.generate", key, body, produce,
-                              record_rejections=False)
+    response = run_idempotent(
+        request, sandbox.db, org.id, "episodes.generate", key, body, produce, record_rejections=False
+    )
     _kick(sandbox)
     return response
 
 
-@route("POST", "/v1/episodes/import", tag="Episodes",
-       summary="Import script text with bracketed speaker labels", status=202, body=EpisodeImportInput,
-       response=EpisodeAccepted, idempotency="optional", response_headers=("Location", "Retry-After"),
-       errors=(400, 401, 403, 404, 409, 415, 422, 429, 500, 502))
+@route(
+    "POST",
+    "/v1/episodes/import",
+    tag="Episodes",
+    summary="Import script text with bracketed speaker labels",
+    status=202,
+    body=EpisodeImportInput,
+    response=EpisodeAccepted,
+    idempotency="optional",
+    response_headers=("Location", "Retry-After"),
+    errors=(400, 401, 403, 404, 409, 415, 422, 429, 500, 502),
+)
 async def import_episode(request: Request) -> Response:
     sandbox, org = sandbox_of(request), org_of(request)
     key = idempotency_key(request, required=False)
@@ -173,7 +209,8 @@ async def import_episode(request: Request) -> Response:
         parsed = importer.parse_script_text(payload.script)
         if not parsed.segments:
             raise field_problem(
-                "script", "has no usable segments: put each speaker label like [Name] on its own line before the text"
+                "script",
+                "has no usable segments: put each speaker label like [Name] on its own line before the text",
             )
         if REJECT_PHRASE in payload.script:
             raise ApiProblem(
@@ -191,7 +228,8 @@ async def import_episode(request: Request) -> Response:
         if unresolved:
             raise ApiProblem(
                 422,
-                "Some speaker labels match no host: " + ", ".join(unresolved)
+                "Some speaker labels match no host: "
+                + ", ".join(unresolved)
                 + ". Create the hosts first or assign them with speaker_characters.",
                 title="Unresolved speakers",
                 reason="unresolved_speakers",
@@ -203,7 +241,7 @@ async def import_episode(request: Request) -> Response:
         words = sum(len(s.text.split()) for s in segments)
         minutes = max(words / writer.WORDS_PER_MINUTE, 0.1)
         host_ids = list(dict.fromkeys(mapping[s.label] for s in segments))
-        job = {
+        job: dict[str, Any] = {
             "mode": "import",
             "chapters": [{"title": None, "segments": [[mapping[s.label], s.text] for s in segments]}],
             "dropped_lines": parsed.dropped_lines[:200],
@@ -213,7 +251,8 @@ async def import_episode(request: Request) -> Response:
         }
         return _start(sandbox, org, podcast.id, host_ids, job, minutes)
 
-    response = run_idempotent(request, sandbox.db, org.id, "episodes.import", key, body, produce,
-                              record_rejections=False)
+    response = run_idempotent(
+        request, sandbox.db, org.id, "episodes.import", key, body, produce, record_rejections=False
+    )
     _kick(sandbox)
     return response

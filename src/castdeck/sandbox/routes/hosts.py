@@ -33,19 +33,36 @@ def check_voice(request: Request, voice_id: int) -> None:
         raise field_problem("voice_id", f"no voice with id {voice_id}; list them with GET /v1/voices")
 
 
-@route("GET", "/v1/hosts", tag="Hosts", summary="List active hosts, newest first", query=ListQuery,
-       response=("list", Host))
+@route(
+    "GET",
+    "/v1/hosts",
+    tag="Hosts",
+    summary="List active hosts, newest first",
+    query=ListQuery,
+    response=("list", Host),
+)
 async def list_hosts(request: Request) -> Response:
     q = query(request, ListQuery)
     records, more = sandbox_of(request).db.page(
-        "host", org_of(request).id, limit=q.limit, before_seq=decode_cursor("host", q.cursor),
+        "host",
+        org_of(request).id,
+        limit=q.limit,
+        before_seq=decode_cursor("host", q.cursor),
         meta_where={"archived": None},
     )
     return page_response(request, "host", records, more, lambda r: present_host(request, r))
 
 
-@route("POST", "/v1/hosts", tag="Hosts", summary="Create a host", status=201, body=HostCreate, response=Host,
-       errors=(400, 401, 403, 415, 429, 500))
+@route(
+    "POST",
+    "/v1/hosts",
+    tag="Hosts",
+    summary="Create a host",
+    status=201,
+    body=HostCreate,
+    response=Host,
+    errors=(400, 401, 403, 415, 429, 500),
+)
 async def create_host(request: Request) -> Response:
     sandbox, org = sandbox_of(request), org_of(request)
     payload = validate(HostCreate, await json_body(request))
@@ -71,21 +88,32 @@ async def create_host(request: Request) -> Response:
     return data_response(present_host(request, record), 201, {"Location": f"/v1/hosts/{host_id}"})
 
 
-@route("GET", "/v1/hosts/{host_id}", tag="Hosts", summary="Retrieve a host (archived hosts too)", response=Host)
+@route(
+    "GET", "/v1/hosts/{host_id}", tag="Hosts", summary="Retrieve a host (archived hosts too)", response=Host
+)
 async def get_host(request: Request) -> Response:
     record = owned(sandbox_of(request).db, "host", str(request.path_params["host_id"]), org_of(request))
     return data_response(present_host(request, record))
 
 
-@route("PATCH", "/v1/hosts/{host_id}", tag="Hosts", summary="Update a host", body=HostUpdate,
-       body_media_types=PATCH_TYPES, response=Host, errors=(400, 401, 403, 404, 415, 422, 429, 500))
+@route(
+    "PATCH",
+    "/v1/hosts/{host_id}",
+    tag="Hosts",
+    summary="Update a host",
+    body=HostUpdate,
+    body_media_types=PATCH_TYPES,
+    response=Host,
+    errors=(400, 401, 403, 404, 415, 422, 429, 500),
+)
 async def update_host(request: Request) -> Response:
     sandbox = sandbox_of(request)
     record = owned(sandbox.db, "host", str(request.path_params["host_id"]), org_of(request))
     payload = validate(HostUpdate, await json_body(request, accept=PATCH_TYPES))
     if record.meta.get("archived"):
-        raise ApiProblem(422, "This host is archived and can no longer be changed.",
-                         recovery={"action": "correct_input"})
+        raise ApiProblem(
+            422, "This host is archived and can no longer be changed.", recovery={"action": "correct_input"}
+        )
     changes = payload.model_dump(exclude_unset=True)
     if "voice_id" in changes:
         check_voice(request, changes["voice_id"])
@@ -97,8 +125,14 @@ async def update_host(request: Request) -> Response:
     return data_response(present_host(request, record))
 
 
-@route("DELETE", "/v1/hosts/{host_id}", tag="Hosts", summary="Archive a host", status=204,
-       errors=(401, 403, 404, 429, 500))
+@route(
+    "DELETE",
+    "/v1/hosts/{host_id}",
+    tag="Hosts",
+    summary="Archive a host",
+    status=204,
+    errors=(401, 403, 404, 429, 500),
+)
 async def delete_host(request: Request) -> Response:
     sandbox = sandbox_of(request)
     record = owned(sandbox.db, "host", str(request.path_params["host_id"]), org_of(request))
@@ -111,11 +145,19 @@ async def delete_host(request: Request) -> Response:
     return Response(status_code=204)
 
 
-@route("GET", "/v1/voices", tag="Voices", summary="The voice catalogue", query=VoiceListQuery,
-       response=("list", Voice))
+@route(
+    "GET",
+    "/v1/voices",
+    tag="Voices",
+    summary="The voice catalogue",
+    query=VoiceListQuery,
+    response=("list", Voice),
+)
 async def list_voices(request: Request) -> Response:
     q = query(request, VoiceListQuery)
-    where = {k: v for k, v in (("language", q.language), ("gender", q.gender), ("voice_type", q.voice_type)) if v}
+    where = {
+        k: v for k, v in (("language", q.language), ("gender", q.gender), ("voice_type", q.voice_type)) if v
+    }
     records, more = sandbox_of(request).db.page(
         "voice", None, limit=q.limit, before_seq=decode_cursor("voice", q.cursor), where=where
     )

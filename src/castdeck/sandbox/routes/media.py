@@ -39,7 +39,17 @@ from ..db import Database, Org, Record
 from ..idempotency import idempotency_key, run_idempotent
 from ..problems import ApiProblem, field_problem
 from ..routing import route
-from ..service import PLAN_MAX_VOICEOVER_SECONDS, Sandbox, hold_credits, new_id, now_iso, org_of, owned, sandbox_of, touch
+from ..service import (
+    PLAN_MAX_VOICEOVER_SECONDS,
+    Sandbox,
+    hold_credits,
+    new_id,
+    now_iso,
+    org_of,
+    owned,
+    sandbox_of,
+    touch,
+)
 from ..web import data_response, decode_cursor, json_body, page_response, query, validate
 from .podcasts import check_hosts
 
@@ -59,7 +69,9 @@ def estimate(kind: str, seconds: float) -> tuple[float, int, int]:
 
 def credits_for(kind: str, seconds: float) -> float:
     minutes, images, clips = estimate(kind, seconds)
-    return minutes * CREDITS_PER_NARRATION_MINUTE + images * CREDITS_PER_IMAGE + clips * CREDITS_PER_VIDEO_CLIP
+    return (
+        minutes * CREDITS_PER_NARRATION_MINUTE + images * CREDITS_PER_IMAGE + clips * CREDITS_PER_VIDEO_CLIP
+    )
 
 
 def styles_for(kind: str) -> list[dict[str, str]]:
@@ -137,7 +149,9 @@ def _check_sources(db: Database, org: Org, kind: str, source_ids: list[str]) -> 
             if status != "completed":
                 raise field_problem(field, "voiceover visuals must be completed sources", 422)
             if source.data.get("type") != "upload" or not metadata.get("prepare_visuals"):
-                raise field_problem(field, "voiceover visuals must be uploaded files with prepared visuals", 422)
+                raise field_problem(
+                    field, "voiceover visuals must be uploaded files with prepared visuals", 422
+                )
             visuals += int(metadata.get("visual_count") or 1)
     if kind == "voiceover" and visuals > MAX_VOICEOVER_VISUALS:
         raise field_problem("source_ids", f"the sources hold {visuals} visuals; at most 50 are allowed", 422)
@@ -169,20 +183,28 @@ def create_job(sandbox: Sandbox, org: Org, collection: str, payload: Any) -> tup
     labels: dict[str, str] = {}
     if script_text is not None:
         parsed = importer.parse_script_text(script_text)
-        hosts = [(r.id, str(r.data.get("name"))) for r in db.all("host", org.id) if not r.meta.get("archived")]
+        hosts = [
+            (r.id, str(r.data.get("name"))) for r in db.all("host", org.id) if not r.meta.get("archived")
+        ]
         labels, unresolved = importer.resolve_labels(parsed.labels, hosts, {})
         if unresolved:
             raise ApiProblem(
-                422, "Some speaker labels match no host: " + ", ".join(unresolved) + ".",
-                title="Unresolved speakers", reason="unresolved_speakers", speakers=unresolved,
+                422,
+                "Some speaker labels match no host: " + ", ".join(unresolved) + ".",
+                title="Unresolved speakers",
+                reason="unresolved_speakers",
+                speakers=unresolved,
                 recovery={"action": "choose_characters", "tool": "list_characters"},
             )
         host_ids = list(dict.fromkeys(labels.values())) or host_ids
     if not host_ids:
         narrator = default_host(db, org)
         if narrator is None:
-            raise ApiProblem(422, "This organization has no active host to narrate; create one first.",
-                             recovery={"action": "choose_characters", "tool": "list_characters"})
+            raise ApiProblem(
+                422,
+                "This organization has no active host to narrate; create one first.",
+                recovery={"action": "choose_characters", "tool": "list_characters"},
+            )
         host_ids = [narrator]
     source_ids = [str(s) for s in getattr(payload, "source_ids", None) or []]
     visuals = _check_sources(db, org, kind, source_ids)
@@ -191,8 +213,11 @@ def create_job(sandbox: Sandbox, org: Org, collection: str, payload: Any) -> tup
         cap = PLAN_MAX_VOICEOVER_SECONDS.get(org.plan, 1800)
         if duration is not None and duration > cap:
             raise ApiProblem(
-                422, f"The {org.plan} plan allows Voiceovers of at most {cap} seconds.",
-                errors=[{"field": "target_duration_seconds", "message": f"exceeds the plan's limit of {cap}"}],
+                422,
+                f"The {org.plan} plan allows Voiceovers of at most {cap} seconds.",
+                errors=[
+                    {"field": "target_duration_seconds", "message": f"exceeds the plan's limit of {cap}"}
+                ],
                 recovery={"action": "check_account"},
             )
     else:
@@ -204,7 +229,10 @@ def create_job(sandbox: Sandbox, org: Org, collection: str, payload: Any) -> tup
     media_id = new_id()
     now = now_iso()
     title = (text.replace(FAIL_PHRASE, "").strip().split("\n")[0][:80] if text.strip() else None) or {
-        "voiceover": "Voiceover", "video": "Video", "short": "Short"}[kind]
+        "voiceover": "Voiceover",
+        "video": "Video",
+        "short": "Short",
+    }[kind]
     orientation = (getattr(payload, "orientation", None) or "AUTO").upper()
     if orientation == "AUTO":
         orientation = "PORTRAIT" if kind == "short" else "LANDSCAPE"
@@ -246,8 +274,11 @@ def create_job(sandbox: Sandbox, org: Org, collection: str, payload: Any) -> tup
     db.insert(kind, media_id, org.id, data, {"job": job})
     db.add_job(f"{kind}:{media_id}", kind, org.id, job)
     headers = {"Location": f"/v1/{collection}/{media_id}/status", "Retry-After": str(sandbox.poll_hint(10))}
-    return data_response(present_media(sandbox, db.get(kind, media_id) or Record(kind, media_id, org.id, 0, data, {})),
-                         202, headers), media_id
+    return data_response(
+        present_media(sandbox, db.get(kind, media_id) or Record(kind, media_id, org.id, 0, data, {})),
+        202,
+        headers,
+    ), media_id
 
 
 def _register(collection: str, tag: str, parser: Any, body_models: Any) -> None:
@@ -258,9 +289,18 @@ def _register(collection: str, tag: str, parser: Any, body_models: Any) -> None:
     async def options(request: Request) -> Response:
         return data_response(options_for(sandbox_of(request).db, org_of(request), kind))
 
-    @route("POST", f"/v1/{collection}", tag=tag, summary=f"Create a {noun}", status=202, body=body_models,
-           response=MediaJob, idempotency="required", response_headers=("Location", "Retry-After"),
-           errors=(400, 401, 403, 404, 409, 415, 422, 429, 500, 502))
+    @route(
+        "POST",
+        f"/v1/{collection}",
+        tag=tag,
+        summary=f"Create a {noun}",
+        status=202,
+        body=body_models,
+        response=MediaJob,
+        idempotency="required",
+        response_headers=("Location", "Retry-After"),
+        errors=(400, 401, 403, 404, 409, 415, 422, 429, 500, 502),
+    )
     async def create(request: Request) -> Response:
         sandbox, org = sandbox_of(request), org_of(request)
         key = idempotency_key(request, required=True)
@@ -270,19 +310,27 @@ def _register(collection: str, tag: str, parser: Any, body_models: Any) -> None:
             payload = validate(parser, body)
             return create_job(sandbox, org, collection, payload)
 
-        response = run_idempotent(request, sandbox.db, org.id, f"{collection}.create", key, body, produce,
-                                  record_rejections=True)
+        response = run_idempotent(
+            request, sandbox.db, org.id, f"{collection}.create", key, body, produce, record_rejections=True
+        )
         if sandbox.jobs is not None:
             sandbox.jobs.kick()
         return response
 
-    @route("GET", f"/v1/{collection}", tag=tag, summary=f"List {collection}, newest first", query=ListQuery,
-           response=("list", MediaJob))
+    @route(
+        "GET",
+        f"/v1/{collection}",
+        tag=tag,
+        summary=f"List {collection}, newest first",
+        query=ListQuery,
+        response=("list", MediaJob),
+    )
     async def list_items(request: Request) -> Response:
         sandbox = sandbox_of(request)
         q = query(request, ListQuery)
-        records, more = sandbox.db.page(kind, org_of(request).id, limit=q.limit,
-                                        before_seq=decode_cursor(kind, q.cursor))
+        records, more = sandbox.db.page(
+            kind, org_of(request).id, limit=q.limit, before_seq=decode_cursor(kind, q.cursor)
+        )
         return page_response(request, kind, records, more, lambda r: present_media(sandbox, r))
 
     @route("GET", f"/v1/{collection}/{{media_id}}", tag=tag, summary=f"Retrieve a {noun}", response=MediaJob)
@@ -291,18 +339,33 @@ def _register(collection: str, tag: str, parser: Any, body_models: Any) -> None:
         record = owned(sandbox.db, kind, str(request.path_params["media_id"]), org_of(request), noun.lower())
         return data_response(present_media(sandbox, record))
 
-    @route("GET", f"/v1/{collection}/{{media_id}}/status", tag=tag, summary=f"{noun} status (poll here)",
-           response=MediaStatus)
+    @route(
+        "GET",
+        f"/v1/{collection}/{{media_id}}/status",
+        tag=tag,
+        summary=f"{noun} status (poll here)",
+        response=MediaStatus,
+    )
     async def status(request: Request) -> Response:
         sandbox = sandbox_of(request)
         record = owned(sandbox.db, kind, str(request.path_params["media_id"]), org_of(request), noun.lower())
-        headers = {"Retry-After": str(sandbox.poll_hint(10))} if record.data.get("status") == "generating" else {}
+        headers = (
+            {"Retry-After": str(sandbox.poll_hint(10))} if record.data.get("status") == "generating" else {}
+        )
         return data_response(status_of(sandbox, record), headers=headers)
 
-    @route("POST", f"/v1/{collection}/{{media_id}}/retry", tag=tag,
-           summary=f"Start a new attempt of a failed or idle {noun}", status=202, response=MediaJob,
-           idempotency="required", body=None, response_headers=("Location", "Retry-After"),
-           errors=(400, 401, 403, 404, 409, 415, 422, 429, 500, 502))
+    @route(
+        "POST",
+        f"/v1/{collection}/{{media_id}}/retry",
+        tag=tag,
+        summary=f"Start a new attempt of a failed or idle {noun}",
+        status=202,
+        response=MediaJob,
+        idempotency="required",
+        body=None,
+        response_headers=("Location", "Retry-After"),
+        errors=(400, 401, 403, 404, 409, 415, 422, 429, 500, 502),
+    )
     async def retry(request: Request) -> Response:
         sandbox, org = sandbox_of(request), org_of(request)
         key = idempotency_key(request, required=True)
@@ -313,34 +376,64 @@ def _register(collection: str, tag: str, parser: Any, body_models: Any) -> None:
             record = owned(sandbox.db, kind, media_id, org, noun.lower())
             if record.data.get("status") not in ("failed", "idle"):
                 raise ApiProblem(
-                    422, f"Only a failed or idle {noun.lower()} can be retried; this one is "
-                    f"{record.data.get('status')}.", recovery={"action": "check_result"},
+                    422,
+                    f"Only a failed or idle {noun.lower()} can be retried; this one is "
+                    f"{record.data.get('status')}.",
+                    recovery={"action": "check_result"},
                 )
-            job = dict(record.meta.get("job") or {"kind": kind, "media_id": media_id, "text": record.data.get("title") or "",
-                                                   "labels": {}, "planned_seconds": float(
-                                                       record.data.get("target_duration_seconds") or 60)})
+            job = dict(
+                record.meta.get("job")
+                or {
+                    "kind": kind,
+                    "media_id": media_id,
+                    "text": record.data.get("title") or "",
+                    "labels": {},
+                    "planned_seconds": float(record.data.get("target_duration_seconds") or 60),
+                }
+            )
             job.update(fail=False, seed=secrets.randbits(31))
             hold_credits(sandbox.db, org, credits_for(kind, float(job["planned_seconds"])), kind, media_id)
-            record.data.update(status="generating", phase="queued", error=None, progress_pct=0,
-                               generation_id="gen_" + secrets.token_hex(8),
-                               attempt=int(record.data.get("attempt") or 1) + 1)
+            record.data.update(
+                status="generating",
+                phase="queued",
+                error=None,
+                progress_pct=0,
+                generation_id="gen_" + secrets.token_hex(8),
+                attempt=int(record.data.get("attempt") or 1) + 1,
+            )
             record.meta["job"] = job
             record.meta.pop("video_file", None)
             record.meta.pop("ready_at", None)
             touch(record)
             sandbox.db.save(record)
             sandbox.db.add_job(f"{kind}:{media_id}", kind, org.id, job)
-            headers = {"Location": f"/v1/{collection}/{media_id}/status", "Retry-After": str(sandbox.poll_hint(10))}
+            headers = {
+                "Location": f"/v1/{collection}/{media_id}/status",
+                "Retry-After": str(sandbox.poll_hint(10)),
+            }
             return data_response(present_media(sandbox, record), 202, headers), media_id
 
-        response = run_idempotent(request, sandbox.db, org.id, f"{collection}.retry:{media_id}", key, {},
-                                  produce, record_rejections=True)
+        response = run_idempotent(
+            request,
+            sandbox.db,
+            org.id,
+            f"{collection}.retry:{media_id}",
+            key,
+            {},
+            produce,
+            record_rejections=True,
+        )
         if sandbox.jobs is not None:
             sandbox.jobs.kick()
         return response
 
-    @route("GET", f"/v1/{collection}/{{media_id}}/download", tag=tag, summary=f"Download a finished {noun}",
-           response=MediaDownload)
+    @route(
+        "GET",
+        f"/v1/{collection}/{{media_id}}/download",
+        tag=tag,
+        summary=f"Download a finished {noun}",
+        response=MediaDownload,
+    )
     async def download(request: Request) -> Response:
         sandbox = sandbox_of(request)
         record = owned(sandbox.db, kind, str(request.path_params["media_id"]), org_of(request), noun.lower())
@@ -353,7 +446,11 @@ def _register(collection: str, tag: str, parser: Any, body_models: Any) -> None:
         elif time.time() < float(record.meta.get("ready_at") or 0):
             delivery = {"kind": "preparing", "reason": record.meta.get("preparing_reason", "rendition")}
         else:
-            delivery = {"kind": "available", "url": sandbox.file_url(record.meta["video_file"]), "origin": "storage"}
+            delivery = {
+                "kind": "available",
+                "url": sandbox.file_url(record.meta["video_file"]),
+                "origin": "storage",
+            }
         headers = {"Retry-After": str(sandbox.poll_hint(5))} if delivery["kind"] == "preparing" else {}
         return data_response({"id": record.id, "object": kind, "delivery": delivery}, headers=headers)
 

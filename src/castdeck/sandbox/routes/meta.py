@@ -12,7 +12,16 @@ from ..service import org_of, sandbox_of
 from ..web import data_response, json_response
 
 
-@route("GET", "/", tag="Health", summary="API index", auth=False, response=ApiIndex, errors=(500,), extra={"bare": True})
+@route(
+    "GET",
+    "/",
+    tag="Health",
+    summary="API index",
+    auth=False,
+    response=ApiIndex,
+    errors=(500,),
+    extra={"bare": True},
+)
 async def index(request: Request) -> Response:
     base = sandbox_of(request).base_url
     return json_response(
@@ -30,7 +39,10 @@ async def index(request: Request) -> Response:
                 "documentation_url": f"{base}/docs#authentication",
                 "keys_url": f"{base}/docs#keys",
             },
-            "errors": {"format": "application/problem+json", "specification": "https://www.rfc-editor.org/rfc/rfc9457"},
+            "errors": {
+                "format": "application/problem+json",
+                "specification": "https://www.rfc-editor.org/rfc/rfc9457",
+            },
             "mcp": {
                 "url": f"{base}/mcp",
                 "documentation_url": f"{base}/docs#mcp",
@@ -41,14 +53,27 @@ async def index(request: Request) -> Response:
     )
 
 
-@route("GET", "/health", tag="Health", summary="Liveness", auth=False, response=Health, errors=(500,),
-       extra={"bare": True})
+@route(
+    "GET",
+    "/health",
+    tag="Health",
+    summary="Liveness",
+    auth=False,
+    response=Health,
+    errors=(500,),
+    extra={"bare": True},
+)
 async def health(request: Request) -> Response:
     return json_response({"status": "ok"})
 
 
-@route("GET", "/v1/account", tag="Account", summary="The caller's organization, plan and credit balance",
-       response=Account)
+@route(
+    "GET",
+    "/v1/account",
+    tag="Account",
+    summary="The caller's organization, plan and credit balance",
+    response=Account,
+)
 async def account(request: Request) -> Response:
     db = sandbox_of(request).db
     org = db.org(org_of(request).id)
@@ -58,7 +83,11 @@ async def account(request: Request) -> Response:
             "organization_id": org.id,
             "organization_name": org.name,
             "plan": org.plan,
-            "credits": {"balance": round(org.balance - held, 2), "held": round(held, 2), "total": round(org.balance, 2)},
+            "credits": {
+                "balance": round(org.balance - held, 2),
+                "held": round(held, 2),
+                "total": round(org.balance, 2),
+            },
             "rates": {"narration_minute": 30, "image": 7, "video_clip": 20},
         }
     )

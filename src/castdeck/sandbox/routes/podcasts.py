@@ -15,7 +15,16 @@ from ..db import Database, Org, Record
 from ..problems import field_problem
 from ..routing import route
 from ..service import as_html, new_id, now_iso, org_of, owned, parse_iso, sandbox_of, touch
-from ..web import PATCH_TYPES, data_response, decode_cursor, json_body, page_response, query, uuid_param, validate
+from ..web import (
+    PATCH_TYPES,
+    data_response,
+    decode_cursor,
+    json_body,
+    page_response,
+    query,
+    uuid_param,
+    validate,
+)
 
 
 def present_podcast(request: Request, record: Record) -> dict[str, Any]:
@@ -34,11 +43,19 @@ def check_hosts(db: Database, org: Org, host_ids: list[str], field: str = "host_
     for index, host_id in enumerate(host_ids):
         host = db.get("host", host_id)
         if host is None or host.org_id != org.id or host.meta.get("archived"):
-            raise field_problem(f"{field}.{index}", f"no active host with id {host_id!r} in this organization")
+            raise field_problem(
+                f"{field}.{index}", f"no active host with id {host_id!r} in this organization"
+            )
 
 
-@route("GET", "/v1/podcasts", tag="Podcasts", summary="List podcasts, newest first", query=ListQuery,
-       response=("list", Podcast))
+@route(
+    "GET",
+    "/v1/podcasts",
+    tag="Podcasts",
+    summary="List podcasts, newest first",
+    query=ListQuery,
+    response=("list", Podcast),
+)
 async def list_podcasts(request: Request) -> Response:
     q = query(request, ListQuery)
     records, more = sandbox_of(request).db.page(
@@ -47,8 +64,16 @@ async def list_podcasts(request: Request) -> Response:
     return page_response(request, "podcast", records, more, lambda r: present_podcast(request, r))
 
 
-@route("POST", "/v1/podcasts", tag="Podcasts", summary="Create a podcast", status=201, body=PodcastCreate,
-       response=Podcast, errors=(400, 401, 403, 415, 429, 500))
+@route(
+    "POST",
+    "/v1/podcasts",
+    tag="Podcasts",
+    summary="Create a podcast",
+    status=201,
+    body=PodcastCreate,
+    response=Podcast,
+    errors=(400, 401, 403, 415, 429, 500),
+)
 async def create_podcast(request: Request) -> Response:
     sandbox, org = sandbox_of(request), org_of(request)
     payload = validate(PodcastCreate, await json_body(request))
@@ -81,8 +106,16 @@ async def get_podcast(request: Request) -> Response:
     return data_response(present_podcast(request, record))
 
 
-@route("PATCH", "/v1/podcasts/{podcast_id}", tag="Podcasts", summary="Update a podcast", body=PodcastUpdate,
-       body_media_types=PATCH_TYPES, response=Podcast, errors=(400, 401, 403, 404, 415, 429, 500))
+@route(
+    "PATCH",
+    "/v1/podcasts/{podcast_id}",
+    tag="Podcasts",
+    summary="Update a podcast",
+    body=PodcastUpdate,
+    body_media_types=PATCH_TYPES,
+    response=Podcast,
+    errors=(400, 401, 403, 404, 415, 429, 500),
+)
 async def update_podcast(request: Request) -> Response:
     sandbox, org = sandbox_of(request), org_of(request)
     record = owned(sandbox.db, "podcast", uuid_param(request, "podcast_id"), org)
@@ -103,8 +136,13 @@ async def update_podcast(request: Request) -> Response:
     return data_response(present_podcast(request, record))
 
 
-@route("GET", "/v1/podcasts/{podcast_id}/analytics", tag="Analytics", summary="Podcast analytics",
-       response=PodcastAnalytics)
+@route(
+    "GET",
+    "/v1/podcasts/{podcast_id}/analytics",
+    tag="Analytics",
+    summary="Podcast analytics",
+    response=PodcastAnalytics,
+)
 async def podcast_analytics(request: Request) -> Response:
     from .episodes import episode_analytics_numbers
 

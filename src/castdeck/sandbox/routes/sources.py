@@ -11,7 +11,6 @@ from starlette.responses import Response
 
 from castdeck.api.models import (
     SNIFF_BYTES,
-    UPLOAD_SLOT_LIFETIME_SECONDS,
     ListQuery,
     Source,
     SourceCreate,
@@ -54,8 +53,14 @@ def slot(sandbox: Sandbox, record: Record) -> dict[str, Any]:
     }
 
 
-@route("GET", "/v1/sources", tag="Sources", summary="List sources, newest first", query=ListQuery,
-       response=("list", Source))
+@route(
+    "GET",
+    "/v1/sources",
+    tag="Sources",
+    summary="List sources, newest first",
+    query=ListQuery,
+    response=("list", Source),
+)
 async def list_sources(request: Request) -> Response:
     q = query(request, ListQuery)
     records, more = sandbox_of(request).db.page(
@@ -64,8 +69,16 @@ async def list_sources(request: Request) -> Response:
     return page_response(request, "source", records, more, present_source)
 
 
-@route("POST", "/v1/sources", tag="Sources", summary="Create a url, youtube or text source", status=201,
-       body=SourceCreate, response=Source, errors=(400, 401, 403, 415, 429, 500))
+@route(
+    "POST",
+    "/v1/sources",
+    tag="Sources",
+    summary="Create a url, youtube or text source",
+    status=201,
+    body=SourceCreate,
+    response=Source,
+    errors=(400, 401, 403, 415, 429, 500),
+)
 async def create_source(request: Request) -> Response:
     sandbox, org = sandbox_of(request), org_of(request)
     payload = validate(parse_source_create, await json_body(request))
@@ -97,8 +110,16 @@ async def create_source(request: Request) -> Response:
     return data_response(present_source(record), 201, {"Location": f"/v1/sources/{source_id}"})
 
 
-@route("POST", "/v1/sources/uploads", tag="Sources", summary="Reserve an upload slot for a file source",
-       status=201, body=UploadReservationInput, response=UploadReservation, errors=(400, 401, 403, 415, 429, 500))
+@route(
+    "POST",
+    "/v1/sources/uploads",
+    tag="Sources",
+    summary="Reserve an upload slot for a file source",
+    status=201,
+    body=UploadReservationInput,
+    response=UploadReservation,
+    errors=(400, 401, 403, 415, 429, 500),
+)
 async def reserve_upload(request: Request) -> Response:
     sandbox, org = sandbox_of(request), org_of(request)
     payload = validate(UploadReservationInput, await json_body(request))
@@ -125,7 +146,7 @@ async def reserve_upload(request: Request) -> Response:
             "mime_type": mime,
             "size_bytes": payload.size_bytes,
             "file_name": payload.file_name,
-            "expires": int(time.time()) + UPLOAD_SLOT_LIFETIME_SECONDS,
+            "expires": int(time.time()) + sandbox.settings.upload_slot_lifetime,
             "prepare_visuals": payload.prepare_visuals,
         }
     }
@@ -143,9 +164,15 @@ async def get_source(request: Request) -> Response:
     return data_response(present_source(record), headers=headers)
 
 
-@route("POST", "/v1/sources/{source_id}/complete-upload", tag="Sources",
-       summary="Verify the uploaded bytes and start processing", body=None, response=Source,
-       errors=(400, 401, 403, 404, 409, 415, 422, 429, 500))
+@route(
+    "POST",
+    "/v1/sources/{source_id}/complete-upload",
+    tag="Sources",
+    summary="Verify the uploaded bytes and start processing",
+    body=None,
+    response=Source,
+    errors=(400, 401, 403, 404, 409, 415, 422, 429, 500),
+)
 async def complete_upload(request: Request) -> Response:
     sandbox = sandbox_of(request)
     record = owned(sandbox.db, "source", str(request.path_params["source_id"]), org_of(request))
@@ -154,19 +181,26 @@ async def complete_upload(request: Request) -> Response:
         return data_response(present_source(record))  # already processing or done: its current record
     upload = record.meta.get("upload") or {}
     if upload.get("completing"):
-        raise ApiProblem(409, "Another completion of this upload is in progress.", recovery={"action": "retry"})
+        raise ApiProblem(
+            409, "Another completion of this upload is in progress.", recovery={"action": "retry"}
+        )
     if int(upload.get("expires", 0)) < time.time():
         raise ApiProblem(
-            422, "The upload slot expired; reserve a new slot and upload the file again.",
-            recovery={"action": "correct_input"}, extra={"reason_code": "slot_expired"},
+            422,
+            "The upload slot expired; reserve a new slot and upload the file again.",
+            recovery={"action": "correct_input"},
+            extra={"reason_code": "slot_expired"},
         )
     path = sandbox.file_path(f"uploads/{record.id}")
     if not path.exists():
-        raise ApiProblem(422, "No file has been uploaded to this slot yet.", recovery={"action": "correct_input"})
+        raise ApiProblem(
+            422, "No file has been uploaded to this slot yet.", recovery={"action": "correct_input"}
+        )
     size = path.stat().st_size
     if size != upload["size_bytes"]:
         raise ApiProblem(
-            422, f"The uploaded file has {size} bytes but {upload['size_bytes']} were reserved.",
+            422,
+            f"The uploaded file has {size} bytes but {upload['size_bytes']} were reserved.",
             errors=[{"field": "size_bytes", "message": "does not match the uploaded file"}],
             recovery={"action": "correct_input"},
         )
@@ -174,7 +208,8 @@ async def complete_upload(request: Request) -> Response:
         head = handle.read(SNIFF_BYTES)
     if not signature_matches(head, upload["mime_type"], upload["file_name"]):
         raise ApiProblem(
-            422, f"The uploaded bytes are not a {upload['mime_type']} file.",
+            422,
+            f"The uploaded bytes are not a {upload['mime_type']} file.",
             errors=[{"field": "mime_type", "message": "does not match the file's signature"}],
             recovery={"action": "correct_input"},
         )
@@ -187,8 +222,14 @@ async def complete_upload(request: Request) -> Response:
     return data_response(present_source(record))
 
 
-@route("DELETE", "/v1/sources/{source_id}", tag="Sources", summary="Delete an unused source", status=204,
-       errors=(401, 403, 404, 422, 429, 500))
+@route(
+    "DELETE",
+    "/v1/sources/{source_id}",
+    tag="Sources",
+    summary="Delete an unused source",
+    status=204,
+    errors=(401, 403, 404, 422, 429, 500),
+)
 async def delete_source(request: Request) -> Response:
     sandbox, org = sandbox_of(request), org_of(request)
     record = owned(sandbox.db, "source", str(request.path_params["source_id"]), org)
@@ -200,7 +241,8 @@ async def delete_source(request: Request) -> Response:
     ]
     if users:
         raise ApiProblem(
-            422, f"The source is used by {', '.join(users[:3])}{' and more' if len(users) > 3 else ''}.",
+            422,
+            f"The source is used by {', '.join(users[:3])}{' and more' if len(users) > 3 else ''}.",
             recovery={"action": "check_content"},
         )
     with sandbox.db.transaction():
