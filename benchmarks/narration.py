@@ -88,6 +88,54 @@ def print_table(figures: list[Figure]) -> None:
         print(f"{f.name:<40} {f.media_seconds:>9.1f} {f.cpu_seconds:>8.3f} {f.speed:>16.1f}")
 
 
+def measure_episode(minutes: int = 7, *, render: bool = False, speed: float = 1.0) -> dict[str, float]:
+    """Wall time of a prompt-mode episode on a real sandbox at ``--speed``, polled as the service asks.
+
+    The baseline beside it is the simulated floor at that speed (writing 6 s + narration 14 s,
+    + 8 s when rendering, divided by the speed): the excess is what real work adds.
+    """
+    import subprocess
+    import sys
+
+    import httpx
+
+    with tempfile.TemporaryDirectory() as tmp:
+        command = [sys.executable, "-m", "castdeck.sandbox", "--port", "0", "--data", tmp, "--speed", str(speed),
+                   "--no-seed-media"]  # fmt: skip
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            assert process.stdout is not None
+            base_url = process.stdout.readline().strip().removeprefix("listening on ")
+            headers = {"Authorization": "Bearer sk_sandbox_demo"}
+            with httpx.Client(base_url=base_url, headers=headers, timeout=30) as client:
+                podcast = client.get("/v1/podcasts").json()["data"][0]["id"]
+                body = {
+                    "podcast_id": podcast,
+                    "prompt": "A conversation about how tides work and whether tidal power can pay the bills.",
+                    "options": {"episode_length_minutes": minutes},
+                    "render": render,
+                }
+                started = time.monotonic()
+                accepted = client.post("/v1/episodes/generate", json=body)
+                accepted.raise_for_status()
+                wait = float(accepted.headers["retry-after"])
+                while True:
+                    time.sleep(wait)
+                    answer = client.get(accepted.headers["location"])
+                    generation = answer.json()["data"]["generation"]
+                    if generation["state"] != "generating":
+                        break
+                    wait = float(answer.headers.get("retry-after", "1"))
+                elapsed = time.monotonic() - started
+                assert generation["state"] == "completed", generation
+                duration = float(answer.json()["data"]["duration"])
+        finally:
+            process.terminate()
+            process.wait(timeout=15)
+    floor = (6 + 14 + (8 if render else 0)) / speed
+    return {"wall_seconds": elapsed, "floor_seconds": floor, "audio_seconds": duration}
+
+
 def main() -> None:
     text = english_text(2.0)
     figures, speeches = measure_synthesis(text)
@@ -99,6 +147,16 @@ def main() -> None:
         figures.append(measure_video(narration, directory, captions=True, motion="dynamic"))
     print(f"text: {len(text.split())} words, {len(text)} characters")
     print_table(figures)
+    print()
+    print("7-minute prompt-mode episode on a sandbox at --speed 1 (request to completed, polling as hinted):")
+    print(f"{'render':<8} {'wall s':>8} {'floor s':>8} {'wall / floor':>13} {'audio s':>8}")
+    for render in (False, True):
+        result = measure_episode(7, render=render)
+        ratio = result["wall_seconds"] / result["floor_seconds"]
+        print(
+            f"{str(render).lower():<8} {result['wall_seconds']:>8.1f} {result['floor_seconds']:>8.1f}"
+            f" {ratio:>13.2f} {result['audio_seconds']:>8.1f}"
+        )
 
 
 if __name__ == "__main__":

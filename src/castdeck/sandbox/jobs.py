@@ -32,7 +32,7 @@ from .service import Sandbox, now_iso, plain_text
 
 log = logging.getLogger("castdeck.sandbox.jobs")
 
-DEFAULT_VOICE = {"language": "en", "espeak_voice": "en-us", "variant": None, "rate": 165, "pitch": 50}
+DEFAULT_VOICE = {"language": "en", "espeak_voice": "en-us", "variant": None, "rate": 150, "pitch": 50}
 SIZES = {"LANDSCAPE": (640, 360), "PORTRAIT": (360, 640), "SQUARE": (480, 480)}
 TEXT_MIME_PREFIXES = ("text/", "application/json")
 MEDIA_COLLECTIONS = {"video": "videos", "short": "shorts", "voiceover": "voiceovers"}

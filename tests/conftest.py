@@ -1,0 +1,142 @@
+"""Shared fixtures: the real sandbox, started as its own process on a free loopback port."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+DEMO_KEY = "sk_sandbox_demo"
+OTHER_KEY = "sk_sandbox_other"
+FREE_KEY = "sk_sandbox_free"
+START_TIMEOUT = 20.0
+
+
+@dataclass
+class RunningSandbox:
+    base_url: str
+    data_dir: Path
+    process: subprocess.Popen[str]
+    args: tuple[str, ...]
+    clients: list[httpx.Client] = field(default_factory=list)
+
+    def client(self, key: str | None = DEMO_KEY, **kwargs: Any) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        client = httpx.Client(base_url=self.base_url, headers=headers, timeout=30.0, **kwargs)
+        self.clients.append(client)
+        return client
+
+    @property
+    def log(self) -> str:
+        path = self.data_dir / "sandbox.log"
+        return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+
+    def stop(self, *, kill: bool = False) -> None:
+        for client in self.clients:
+            client.close()
+        self.clients.clear()
+        if self.process.poll() is None:
+            if kill:
+                self.process.kill()
+            else:
+                self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=5)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+
+def start_sandbox(data_dir: Path, *args: str) -> RunningSandbox:
+    """Start ``castdeck-sandbox`` and wait for its ``listening on URL`` line."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    log = (data_dir / "sandbox.log").open("a", encoding="utf-8")
+    command = [sys.executable, "-m", "castdeck.sandbox", "--host", "127.0.0.1", "--port", "0",
+               "--data", str(data_dir), *args]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True)
+    log.close()
+    first_line: list[str] = []
+    reader = threading.Thread(target=lambda: first_line.append(process.stdout.readline()), daemon=True)  # type: ignore[union-attr]
+    reader.start()
+    reader.join(START_TIMEOUT)
+    if not first_line or not first_line[0].startswith("listening on "):
+        process.kill()
+        raise RuntimeError(f"sandbox did not start: {first_line!r}\n{(data_dir / 'sandbox.log').read_text()}")
+    return RunningSandbox(first_line[0].removeprefix("listening on ").strip(), data_dir, process, tuple(args))
+
+
+@pytest.fixture(scope="session")
+def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningSandbox]:
+    """One sandbox for the whole session, fast (``--speed 50``) with the seeded demo content."""
+    running = start_sandbox(tmp_path_factory.mktemp("sandbox"), "--speed", "50", "--workers", "2")
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def sandbox_factory(tmp_path: Path) -> Iterator[Callable[..., RunningSandbox]]:
+    """Start extra sandboxes (own data folder unless given); all are stopped after the test."""
+    started: list[RunningSandbox] = []
+
+    def start(*args: str, data_dir: Path | None = None) -> RunningSandbox:
+        running = start_sandbox(data_dir or tmp_path / f"sandbox-{len(started)}", *args)
+        started.append(running)
+        return running
+
+    yield start
+    for running in started:
+        running.stop()
+
+
+@pytest.fixture
+def api(sandbox: RunningSandbox) -> httpx.Client:
+    """An HTTP client of the demo organization (Demo Studio)."""
+    return sandbox.client(DEMO_KEY)
+
+
+@pytest.fixture
+def other_api(sandbox: RunningSandbox) -> httpx.Client:
+    """An HTTP client of the second organization (Northwind Audio)."""
+    return sandbox.client(OTHER_KEY)
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float = 60.0, interval: float = 0.2) -> Any:
+    """Poll until ``predicate`` returns something truthy; return it, or fail with the last value."""
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"condition not met within {timeout} s; last value: {last!r}")
+
+
+def assert_problem(response: httpx.Response, status: int, type_: str | None = None) -> dict[str, Any]:
+    """The response is a problem+json error with this status; returns its body."""
+    assert response.status_code == status, (response.status_code, response.text)
+    assert response.headers["content-type"].startswith("application/problem+json"), response.headers
+    body: dict[str, Any] = response.json()
+    assert body["status"] == status
+    assert body["title"]
+    assert body["request_id"] == response.headers["x-request-id"]
+    if type_ is not None:
+        assert body["type"] == type_, body
+    return body
+
+
+def field_names(problem: dict[str, Any]) -> list[str]:
+    return [e["field"] for e in problem.get("errors") or []]
