@@ -312,3 +312,12 @@ def test_analytics_numbers() -> None:
         assert sum(n["plays_by_app"].values()) == d["total"]
         assert n == analytics_numbers("ep-x", days)
     assert analytics_numbers("ep-x", 0)["downloads"]["total"] == 0
+
+
+@pytest.mark.parametrize("prompt", ["0" * 100, "!!!!!!!!!!!!!!", "1234567890 ......", "          x "])
+def test_prompts_without_words_still_get_a_script_and_a_title(prompt: str) -> None:
+    speakers = [Speaker("a", "Ann Lee"), Speaker("b", "Bob Ray")]
+    script = write_episode(prompt, speakers, [], 2.0, seed=870630235)
+    assert abs(script.word_count() - 300) <= 30
+    assert script.title and len(script.title) <= 100
+    assert {line.speaker for chapter in script.chapters for line in chapter.lines} == {0, 1}

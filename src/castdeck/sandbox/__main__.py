@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import math
 import socket
 from dataclasses import replace
 from pathlib import Path
@@ -23,8 +24,22 @@ from .config import Settings
 
 def _positive(value: str) -> float:
     number = float(value)
-    if number <= 0:
-        raise argparse.ArgumentTypeError("must be greater than 0")
+    if not math.isfinite(number) or number <= 0:
+        raise argparse.ArgumentTypeError("must be a finite number greater than 0")
+    return number
+
+
+def _port(value: str) -> int:
+    number = int(value)
+    if not 0 <= number <= 65535:
+        raise argparse.ArgumentTypeError("must be between 0 and 65535")
+    return number
+
+
+def _count(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
     return number
 
 
@@ -41,7 +56,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, str]:
         description="The Castdeck sandbox: a local implementation of the generation service's whole interface.",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=0, help="port; 0 picks a free one (default 0)")
+    parser.add_argument("--port", type=_port, default=0, help="port; 0 picks a free one (default 0)")
     parser.add_argument("--data", type=Path, required=True, help="data folder: database and media files")
     parser.add_argument(
         "--speed", type=_positive, default=1.0, help="scale of simulated work time (default 1)"
@@ -51,20 +66,28 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, str]:
     )
     parser.add_argument("--chaos", type=_probability, default=0.0, help="fraction of /v1 requests that fail")
     parser.add_argument("--chaos-seed", type=int, default=None, help="seed that makes --chaos repeatable")
-    parser.add_argument("--workers", type=int, default=1, help="speech worker processes (default 1)")
+    parser.add_argument("--workers", type=_count, default=1, help="speech worker processes (default 1)")
     parser.add_argument(
         "--no-seed-media", action="store_true", help="seed records but skip their audio and video"
     )
     parser.add_argument(
-        "--upload-slot-lifetime", type=int, default=7200, help="seconds an upload slot lives (default 7200)"
+        "--upload-slot-lifetime",
+        type=_count,
+        default=7200,
+        help="seconds an upload slot lives (default 7200)",
     )
     parser.add_argument(
-        "--idempotency-window", type=int, default=86_400, help="seconds an idempotency key is kept (default 86400)"
+        "--idempotency-window",
+        type=_count,
+        default=86_400,
+        help="seconds an idempotency key is kept (default 86400)",
     )
     parser.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"])
     args = parser.parse_args(argv)
     if args.rate_limit < 0:
         parser.error("--rate-limit must be 0 or more")
+    if args.data.exists() and not args.data.is_dir():
+        parser.error(f"--data {args.data} exists and is not a folder")
     return Settings(
         host=args.host,
         port=args.port,
@@ -73,10 +96,10 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, str]:
         rate_limit=args.rate_limit,
         chaos=args.chaos,
         chaos_seed=args.chaos_seed,
-        workers=max(1, args.workers),
+        workers=args.workers,
         seed_media=not args.no_seed_media,
-        upload_slot_lifetime=max(1, args.upload_slot_lifetime),
-        idempotency_window=max(1, args.idempotency_window),
+        upload_slot_lifetime=args.upload_slot_lifetime,
+        idempotency_window=args.idempotency_window,
     ), args.log_level
 
 
@@ -86,11 +109,20 @@ async def serve(settings: Settings, log_level: str = "warning") -> None:
     from .seed import seed_if_empty
     from .service import Sandbox
 
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SystemExit(f"castdeck-sandbox: error: cannot use --data {settings.data_dir}: {exc}") from None
     family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((settings.host, settings.port))
+    try:
+        sock.bind((settings.host, settings.port))
+    except OSError as exc:
+        sock.close()
+        raise SystemExit(
+            f"castdeck-sandbox: error: cannot listen on {settings.host}:{settings.port}: {exc}"
+        ) from None
     sock.listen(128)
     port = sock.getsockname()[1]
     settings = replace(settings, port=port)

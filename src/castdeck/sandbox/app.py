@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -10,8 +11,8 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Match, Route
 from starlette.types import ASGIApp
 
 from . import routes as _routes  # registers every endpoint
@@ -40,7 +41,7 @@ async def _http_exception(request: Request, exc: Exception) -> Response:
     if exc.status_code == 404:
         problem = ApiProblem(404, f"There is no endpoint at {request.url.path}.")
     elif exc.status_code == 405:
-        allowed = (exc.headers or {}).get("Allow", "")
+        allowed = _allowed_methods(request) or (exc.headers or {}).get("Allow", "")
         problem = ApiProblem(
             405,
             f"{request.method} is not allowed on {request.url.path}; use {allowed}.",
@@ -49,6 +50,17 @@ async def _http_exception(request: Request, exc: Exception) -> Response:
     else:
         problem = ApiProblem(exc.status_code, str(exc.detail))
     return problem.response(_request_id(request))
+
+
+def _allowed_methods(request: Request) -> str:
+    """Every method some route serves on this path (one Route per method, so Starlette names only one)."""
+    methods: set[str] = set()
+    for candidate in request.app.routes:
+        match, _ = candidate.matches({**request.scope, "method": "\x00"})
+        if match != Match.NONE and isinstance(candidate, Route):
+            methods |= candidate.methods or set()
+    order = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
+    return ", ".join(sorted(methods, key=lambda m: (order.index(m) if m in order else len(order), m)))
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:
@@ -73,8 +85,35 @@ def build_app(sandbox: Sandbox) -> ASGIApp:
         lines += [f"- {r.method} {r.path}: {r.summary}" for r in ROUTES if r.in_schema]
         return PlainTextResponse("\n".join(lines) + "\n")
 
+    async def docs(request: Request) -> Response:
+        rows = "".join(
+            f"<tr><td>{r.method}</td><td><code>{html.escape(r.path)}</code></td><td>{html.escape(r.summary)}</td></tr>"
+            for r in ROUTES
+            if r.in_schema
+        )
+        return HTMLResponse(
+            "<!doctype html><title>Castdeck sandbox API</title><h1>Castdeck sandbox API</h1>"
+            "<p>Machine-readable description: <a href='/openapi.json'>/openapi.json</a>.</p>"
+            "<h2 id='authentication'>Authentication</h2><p>Send <code>Authorization: Bearer &lt;key&gt;</code> "
+            "on every <code>/v1</code> request.</p>"
+            "<h2 id='keys'>Keys</h2><ul><li><code>sk_sandbox_demo</code>: Demo Studio (creator plan)</li>"
+            "<li><code>sk_sandbox_other</code>: Northwind Audio (creator plan)</li>"
+            "<li><code>sk_sandbox_free</code>: Hobby Workshop (free plan, no API access)</li></ul>"
+            "<h2 id='developers'>Endpoints</h2><table>" + rows + "</table>"
+            "<h2 id='mcp'>MCP</h2><p>The sandbox has no MCP server; everything is available over HTTP.</p>"
+        )
+
+    async def no_mcp(request: Request) -> Response:
+        raise ApiProblem(404, "The sandbox has no MCP server; use the HTTP API described at /openapi.json.")
+
     routes = [Route(spec.path, spec.handler, methods=[spec.method]) for spec in ROUTES]
-    routes += [Route("/openapi.json", openapi, methods=["GET"]), Route("/llms.txt", llms, methods=["GET"])]
+    routes += [
+        Route("/openapi.json", openapi, methods=["GET"]),
+        Route("/llms.txt", llms, methods=["GET"]),
+        Route("/docs", docs, methods=["GET"]),
+        Route("/mcp", no_mcp, methods=["GET", "POST"]),
+        Route("/.well-known/mcp.json", no_mcp, methods=["GET"]),
+    ]
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -91,5 +130,7 @@ def build_app(sandbox: Sandbox) -> ASGIApp:
         lifespan=lifespan,
     )
     app.state.sandbox = sandbox
+    # A trailing slash is an unknown path (404 problem+json), not a bare 307 redirect.
+    app.router.redirect_slashes = False
     limiter = RateLimiter(sandbox.settings.rate_limit) if sandbox.settings.rate_limit > 0 else None
     return Gateway(app, sandbox.db, limiter, Chaos(sandbox.settings.chaos, sandbox.settings.chaos_seed))

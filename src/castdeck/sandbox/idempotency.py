@@ -63,7 +63,8 @@ def run_idempotent(
     free to be reused once the input is fixed (episodes, ``recovery.idempotency_key = reuse``).
     """
     if key is None:
-        response, _ = produce()
+        with db.transaction():
+            response, _ = produce()
         return response
     print_ = fingerprint(body, request.url.path)
     row = db.idempotency(org_id, scope, key)

@@ -91,10 +91,39 @@ class JobRunner:
                 self.db.finish_job(job_id)
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception as exc:
             log.exception("job %s crashed", job_id)
+            self._abandon(job_id, kind, org_id, spec, exc)
         finally:
             self.running.pop(job_id, None)
+
+    def _abandon(self, job_id: str, kind: str, org_id: str, spec: dict[str, Any], exc: Exception) -> None:
+        """A job that crashed ends visibly failed (and its hold released) instead of running again forever."""
+        message = f"Internal error in the sandbox: {type(exc).__name__}: {exc}"
+        try:
+            if kind == "episode":
+                self._fail_episode(job_id, org_id, spec["episode_id"], message, 0.0)
+                return
+            with self.db.transaction():
+                if kind in MEDIA_COLLECTIONS:
+                    self._update(
+                        kind,
+                        spec["media_id"],
+                        lambda r: r.data.update(
+                            status="failed", phase=None, error=message, progress_pct=None
+                        ),
+                    )
+                    self.db.settle(org_id, kind, spec["media_id"], 0.0, "crashed run")
+                elif kind == "source":
+                    self._update(
+                        "source",
+                        spec["source_id"],
+                        lambda r: r.data.update(status="error", error_message=message),
+                    )
+                self.db.finish_job(job_id)
+        except Exception:
+            log.exception("could not record the failure of job %s", job_id)
+            self.db.finish_job(job_id)
 
     # helpers -----------------------------------------------------------------------------------------------
     def _update(self, kind: str, record_id: str, change: Callable[[Record], None]) -> Record | None:
@@ -345,6 +374,7 @@ class JobRunner:
         phase(first, 5)
         if not seeding:
             await asyncio.sleep(scaled(5))
+            await self._await_sources(list(record.data.get("source_ids") or []))
         turns, slides = self._media_script(kind, record, spec, speakers)
         phase("generating_visuals" if kind != "voiceover" else "writing_script", 25)
         if not seeding:
@@ -425,6 +455,20 @@ class JobRunner:
                     f"narration {minutes:.2f} min, {images} images, {clips} clips",
                 )
             self.db.finish_job(job_id)
+
+    async def _await_sources(self, source_ids: list[str]) -> None:
+        """Sources still processing may be attached (spec 3.2): the workflow waits for them, within limits;
+        one that is still processing afterwards is skipped like a failed one."""
+        deadline = time.monotonic() + self.settings.scaled(120)
+        while time.monotonic() < deadline:
+            pending = [
+                s
+                for s in (self.db.get("source", source_id) for source_id in source_ids)
+                if s is not None and s.data.get("status") == "processing"
+            ]
+            if not pending:
+                return
+            await asyncio.sleep(max(0.05, self.settings.scaled(1)))
 
     def _media_script(
         self, kind: str, record: Record, spec: dict[str, Any], speakers: list[writer.Speaker]
@@ -548,9 +592,14 @@ class JobRunner:
             text = (
                 " ".join(m.decode("latin-1") for m in re.findall(rb"\(([^()\\]{3,200})\)\s*Tj", data)) or None
             )
-        elif mime.startswith("application/vnd.openxmlformats") or mime.startswith("application/vnd.oasis"):
-            with contextlib.suppress(zipfile.BadZipFile, OSError), zipfile.ZipFile(path) as archive:
+        elif mime.startswith(("application/vnd.openxmlformats", "application/vnd.oasis")) or mime.lower() == (
+            "application/vnd.ms-powerpoint.presentation.macroenabled.12"
+        ):
+            with contextlib.suppress(zipfile.BadZipFile, OSError, KeyError), zipfile.ZipFile(path) as archive:
                 visuals = sum(1 for n in archive.namelist() if re.fullmatch(r"ppt/slides/slide\d+\.xml", n))
+                if not visuals and mime.startswith("application/vnd.oasis"):
+                    # OpenDocument keeps every page (slide) as a draw:page element of content.xml
+                    visuals = len(re.findall(rb"<draw:page[\s>]", archive.read("content.xml")))
         elif mime in ("application/vnd.ms-powerpoint", "application/vnd.apple.keynote"):
             visuals = 1
         added: dict[str, Any] = {"processed_at": datetime.now(UTC).isoformat()}

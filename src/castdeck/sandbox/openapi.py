@@ -44,6 +44,51 @@ ERROR_TEXT = {
 }
 
 
+REQUEST_ID_HEADER = {
+    "description": "Correlation id of this request; the same value as a problem's request_id",
+    "required": True,
+    "schema": {"type": "string", "minLength": 1},
+}
+SPEC_HEADERS: dict[str, dict[str, Any]] = {
+    "Location": {"description": "Relative URL to poll", "schema": {"type": "string", "minLength": 1}},
+    "Retry-After": {
+        "description": "Seconds to wait before polling",
+        "schema": {"type": "integer", "minimum": 1},
+    },
+    "Link": {
+        "description": 'The next page as <absolute URL>; rel="next"; absent on the last page',
+        "schema": {"type": "string"},
+    },
+}
+RATE_LIMIT_HEADERS = (
+    "RateLimit",
+    "RateLimit-Policy",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+)
+
+
+def _headers(names: tuple[str, ...] | list[str], *, required: tuple[str, ...] = ()) -> dict[str, Any]:
+    headers: dict[str, Any] = {"X-Request-Id": REQUEST_ID_HEADER}
+    for name in names:
+        header = dict(SPEC_HEADERS.get(name, {"schema": {"type": "string"}}))
+        header["required"] = name in required
+        headers[name] = header
+    return headers
+
+
+def _error_headers(status: int) -> dict[str, Any]:
+    if status == 401:
+        return {
+            **_headers([]),
+            "WWW-Authenticate": {"required": True, "schema": {"type": "string", "pattern": "^Bearer"}},
+        }
+    if status == 429:
+        return _headers(["Retry-After", *RATE_LIMIT_HEADERS], required=("Retry-After",))
+    return _headers([])
+
+
 def _models(spec: RouteSpec) -> list[type[BaseModel]]:
     found: list[type[BaseModel]] = []
     for item in (spec.body, spec.response, spec.query):
@@ -152,7 +197,7 @@ def openapi_document(base_url: str) -> dict[str, Any]:
         responses: dict[str, Any] = {}
         schema = _response_schema(spec)
         if spec.status == 204:
-            responses["204"] = {"description": "Done; no content"}
+            responses["204"] = {"description": "Done; no content", "headers": _headers([])}
         else:
             content = {}
             for media in spec.response_media_types:
@@ -162,8 +207,10 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                     else {"schema": {"type": "string"}}
                 )
             ok: dict[str, Any] = {"description": spec.summary, "content": content}
-            if spec.response_headers:
-                ok["headers"] = {h: {"schema": {"type": "string"}} for h in spec.response_headers}
+            names = list(spec.response_headers)
+            if isinstance(spec.response, tuple) and spec.response[0] == "list":
+                names.append("Link")
+            ok["headers"] = _headers(names, required=tuple(spec.response_headers))
             responses[str(spec.status)] = ok
         errors = set(spec.errors) | (set(ALWAYS_ERRORS) if spec.auth else set())
         if spec.body is not None:
@@ -171,6 +218,7 @@ def openapi_document(base_url: str) -> dict[str, Any]:
         for status in sorted(errors):
             responses[str(status)] = {
                 "description": ERROR_TEXT.get(status, "Error"),
+                "headers": _error_headers(status),
                 "content": {"application/problem+json": {"schema": _ref(Problem)}},
             }
         operation: dict[str, Any] = {

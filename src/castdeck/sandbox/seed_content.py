@@ -479,6 +479,7 @@ EPISODES: list[dict[str, Any]] = [
     ),
 ]  # fmt: skip
 
+
 def _style(style_id: str, name: str, description: str) -> dict[str, str]:
     return {"id": style_id, "name": name, "description": description}
 

@@ -86,7 +86,7 @@ def owned(db: Database, kind: str, record_id: str, org: Org, what: str | None = 
     return record
 
 
-_TAG = re.compile(r"<\s*/?\s*[a-zA-Z][^>]*>")
+_TAG = re.compile(r"</?[a-zA-Z][^<>]*>")  # a tag starts right after "<" ("a < b > c" is text)
 
 
 def as_html(text: str | None) -> str | None:

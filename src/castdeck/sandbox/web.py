@@ -52,21 +52,15 @@ def has_body(request: Request) -> bool:
 async def json_body(request: Request, *, accept: tuple[str, ...] = JSON_TYPES, optional: bool = False) -> Any:
     """The parsed JSON body, after the content-type (415), size and syntax (400) checks.
 
-    ``optional`` bodies may be absent entirely (no bytes, no content type): the result is None.
+    ``optional`` bodies may be absent entirely (no bytes): the result is then None.
     """
-    if not has_body(request):
-        raw = await request.body()
-        if not raw:
-            if optional:
-                return None
-            if media_type(request) not in accept:
-                raise _unsupported(request, accept)
-            raise validation_problem([{"field": "", "message": "a JSON object body is required"}])
-    else:
-        raw = b""
-    if media_type(request) not in accept:
-        raise _unsupported(request, accept)
-    if not raw:
+    raw = b""
+    if has_body(request):
+        if media_type(request) not in accept:
+            raise _unsupported(request, accept)
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_JSON_BYTES:
+            raise ApiProblem(400, f"The request body is larger than {MAX_JSON_BYTES} bytes.")
         chunks: list[bytes] = []
         size = 0
         async for chunk in request.stream():
@@ -81,7 +75,9 @@ async def json_body(request: Request, *, accept: tuple[str, ...] = JSON_TYPES, o
         raise validation_problem([{"field": "", "message": "a JSON object body is required"}])
     try:
         return json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except RecursionError:
+        raise ApiProblem(400, "The body's JSON is nested too deeply.", title="Malformed JSON") from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, integers beyond the digit limit
         raise ApiProblem(400, f"The body is not valid JSON: {exc}.", title="Malformed JSON") from None
 
 

@@ -359,8 +359,8 @@ def title_from_prompt(prompt: str) -> str:
         return "Untitled Episode"
     title = _title_case(topic.strip(" .,;:!?-–—'\""))
     if len(title) > 100:
-        title = title[:100].rsplit(" ", 1)[0]
-    return title
+        title = title[:100].rsplit(" ", 1)[0][:100]
+    return title or "Untitled Episode"
 
 
 def _prompt_phrases(prompt: str) -> list[str]:
@@ -626,6 +626,9 @@ class _Composer:
         self.n = len(self.speakers)
         self.target = max(target_words, 20)
         self.topic, self.phrases = _key_phrases(prompt, sources)
+        # A prompt with nothing to pick a phrase from (digits, punctuation) still gets a script.
+        self.phrases = self.phrases or [self.topic or "this topic"]
+        self.topic = self.topic or self.phrases[0]
         self.source_titles = [_source_title(s.title) for s in sources]
         # Quotable material, interleaved across sources so every source is heard early.
         per_source = [_source_sentences(s.text) for s in sources]
@@ -635,6 +638,9 @@ class _Composer:
                 if i < len(sentences):
                     self.quotes.append((title or "one of our sources", sentences[i]))
         self.quote_pos = 0
+        # The first quote of each source survives trimming (within 40% of the length), so sources are heard.
+        self.protected: set[str] = set()
+        self.sources_quoted = sum(1 for q in per_source if q)
         self.decks = {
             name: _Deck(items, self.rng)
             for name, items in (
@@ -672,7 +678,11 @@ class _Composer:
                 title, sentence = self.quotes[self.quote_pos % len(self.quotes)]
                 self.quote_pos += 1
                 frame = self.decks["frame" if first_pass else "reframe"].draw()
-                return [_cap(frame.format(T=title, S=sentence))]
+                quoted = _cap(frame.format(T=title, S=sentence))
+                kept = sum(_words(q) for q in self.protected) + _words(quoted)
+                if self.quote_pos <= self.sources_quoted and kept <= 0.4 * self.target:
+                    self.protected.add(quoted)
+                return [quoted]
         return [self.elaboration(phrase)]
 
     # -- structure --------------------------------------------------------------------------
@@ -842,8 +852,11 @@ def _total(chapters: list[_DraftChapter]) -> int:
     return sum(c.words() for c in chapters)
 
 
-def _fit(chapters: list[_DraftChapter], target: int) -> None:
-    """Remove sentences or whole lines until the total is as close to ``target`` as it gets."""
+def _fit(chapters: list[_DraftChapter], target: int, protected: frozenset[str] = frozenset()) -> None:
+    """Remove sentences or whole lines until the total is as close to ``target`` as it gets.
+
+    ``protected`` sentences (the first quote of each source) are never removed.
+    """
     total = _total(chapters)
     while total > target:
         best: tuple[int, int, int, int] | None = None  # (distance, chapter, line, sentence or -1)
@@ -851,6 +864,8 @@ def _fit(chapters: list[_DraftChapter], target: int) -> None:
         for ci, chapter in enumerate(chapters):
             for li, line in enumerate(chapter.lines):
                 for si in range(1, len(line.sentences)):
+                    if line.sentences[si] in protected:
+                        continue
                     dist = abs(total - _words(line.sentences[si]) - target)
                     if best is None or dist < best[0]:
                         best = (dist, ci, li, si)
@@ -859,6 +874,7 @@ def _fit(chapters: list[_DraftChapter], target: int) -> None:
                     and line.removable
                     and len(chapter.lines) > 2
                     and spoken_by[line.speaker] > 1
+                    and not protected.intersection(line.sentences)
                 ):
                     dist = abs(total - sum(_words(s) for s in line.sentences) - target)
                     if best is None or dist < best[0]:
@@ -938,7 +954,7 @@ def _write(
     # A video gets a slide about every 45 seconds; an episode a chapter about every 2.5 minutes.
     n_body = max(1, min(14, round(minutes * 60 / 45) - 2)) if video else max(2, min(14, round(minutes / 2.5)))
     chapters = composer.compose(n_body)
-    _fit(chapters, target)
+    _fit(chapters, target, frozenset(composer.protected))
     _pad(chapters, target)
     title = title_from_prompt(prompt)
     if title == "Untitled Episode" and video:

@@ -195,6 +195,8 @@ async def update_episode(request: Request) -> Response:
     sandbox = sandbox_of(request)
     record = owned(sandbox.db, "episode", uuid_param(request, "episode_id"), org_of(request))
     payload = validate(EpisodeUpdate, await json_body(request, accept=PATCH_TYPES))
+    # read again after awaiting the body: a generation job may have changed the record meanwhile
+    record = owned(sandbox.db, "episode", record.id, org_of(request))
     for name, value in payload.model_dump(exclude_unset=True).items():
         if name == "image":
             record.data["image_url"] = value
@@ -251,6 +253,7 @@ async def publish_episode(request: Request) -> Response:
     record = owned(sandbox.db, "episode", uuid_param(request, "episode_id"), org_of(request))
     body = await json_body(request, optional=True)
     payload = validate(PublishInput, {} if body is None else body)
+    record = owned(sandbox.db, "episode", record.id, org_of(request))  # fresh after the await
     promote_due(sandbox, record)
     generation = record.data.get("generation") or {}
     if generation.get("state") == "generating":
@@ -341,6 +344,8 @@ async def upload_episode_image(request: Request) -> Response:
         raise field_problem("image", "is empty")
     if not signature_matches(raw[:4096], mime):
         raise field_problem("image", f"the bytes are not a {mime} image")
+    # read again after the (possibly slow) upload: a generation job may have changed the record meanwhile
+    record = owned(sandbox.db, "episode", record.id, org_of(request))
     relative = f"episodes/{record.id}/cover-{new_id()[:8]}.{IMAGE_TYPES[mime]}"
     path = sandbox.file_path(relative)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -372,8 +377,7 @@ def _cues(words: list[list[Any]], speakers: list[dict[str, Any]]) -> list[tuple[
             word[3] != current[0][3]
             or len(current) >= 14
             or word[1] - current[0][0] > 7
-            or (str(current[-1][2]).endswith((".", "?", "!"))
-            and len(current) >= 6)
+            or (str(current[-1][2]).endswith((".", "?", "!")) and len(current) >= 6)
         ):
             cues.append(_cue(current, speakers))
             current = []

@@ -74,7 +74,7 @@ async def put_upload(request: Request) -> Response:
             400, f"Content-Length {length} does not match the reserved size {upload['size_bytes']}."
         )
     mime = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if mime != upload["mime_type"]:
+    if mime != str(upload["mime_type"]).lower():
         raise ApiProblem(
             400, f"Content-Type must be {upload['mime_type']!r}, as the reservation's headers say."
         )

@@ -117,14 +117,14 @@ async def generate_episode(request: Request) -> Response:
                 for c_index, chapter in enumerate(payload.script.chapters)
                 for segment in chapter.segments
             ]
+            active = set(_active_hosts(sandbox.db, org, payload.script.host_ids))
             for c_index, chapter in enumerate(payload.script.chapters):
                 for s_index, segment in enumerate(chapter.segments):
-                    check_hosts(
-                        sandbox.db,
-                        org,
-                        [segment.host_id],
-                        f"script.chapters.{c_index}.segments.{s_index}.host_id",
-                    )
+                    if segment.host_id not in active:
+                        raise field_problem(
+                            f"script.chapters.{c_index}.segments.{s_index}.host_id",
+                            f"no active host with id {segment.host_id!r} in this organization",
+                        )
             words = sum(len(text.split()) for *_, text in segments)
             minutes = max(words / writer.WORDS_PER_MINUTE, 0.1)
             if minutes > max_minutes:
@@ -204,7 +204,11 @@ async def import_episode(request: Request) -> Response:
         podcast = owned(sandbox.db, "podcast", str(payload.podcast_id), org)
         assignments: dict[str, str] = {}
         for index, item in enumerate(payload.speaker_characters or []):
-            check_hosts(sandbox.db, org, [item.character_id], f"speaker_characters.{index}.character_id")
+            if not _active_hosts(sandbox.db, org, [item.character_id]):
+                raise field_problem(
+                    f"speaker_characters.{index}.character_id",
+                    f"no active host with id {item.character_id!r} in this organization",
+                )
             assignments[item.label] = item.character_id
         parsed = importer.parse_script_text(payload.script)
         if not parsed.segments:

@@ -164,8 +164,10 @@ def _hosts(db: Database, org: Org, payload: Any) -> list[str]:
         host_ids = list(payload.host_ids)
         check_hosts(db, org, host_ids)
     elif getattr(payload, "host_id", None):
+        host = db.get("host", payload.host_id)
+        if host is None or host.org_id != org.id or host.meta.get("archived"):
+            raise field_problem("host_id", f"no active host with id {payload.host_id!r} in this organization")
         host_ids = [payload.host_id]
-        check_hosts(db, org, host_ids, "host_id")
     return host_ids
 
 
@@ -183,6 +185,11 @@ def create_job(sandbox: Sandbox, org: Org, collection: str, payload: Any) -> tup
     labels: dict[str, str] = {}
     if script_text is not None:
         parsed = importer.parse_script_text(script_text)
+        if not parsed.segments:
+            raise field_problem(
+                "script",
+                "has no usable segments: put each speaker label like [Name] on its own line before the text",
+            )
         hosts = [
             (r.id, str(r.data.get("name"))) for r in db.all("host", org.id) if not r.meta.get("archived")
         ]
@@ -228,7 +235,13 @@ def create_job(sandbox: Sandbox, org: Org, collection: str, payload: Any) -> tup
     text = script_text or getattr(payload, "prompt", None) or getattr(payload, "direction", None) or ""
     media_id = new_id()
     now = now_iso()
-    title = (text.replace(FAIL_PHRASE, "").strip().split("\n")[0][:80] if text.strip() else None) or {
+    if script_text is not None:  # the first spoken line, not its [speaker label]
+        text_for_title = importer.parse_script_text(script_text).segments[0].text
+    else:
+        text_for_title = text
+    title = (
+        text_for_title.replace(FAIL_PHRASE, "").strip().split("\n")[0][:80] if text.strip() else None
+    ) or {
         "voiceover": "Voiceover",
         "video": "Video",
         "short": "Short",
@@ -399,7 +412,8 @@ def _register(collection: str, tag: str, parser: Any, body_models: Any) -> None:
                 error=None,
                 progress_pct=0,
                 generation_id="gen_" + secrets.token_hex(8),
-                attempt=int(record.data.get("attempt") or 1) + 1,
+                # a seeded idle item has had no attempt yet (0); older records without the field had one
+                attempt=int(1 if record.data.get("attempt") is None else record.data["attempt"]) + 1,
             )
             record.meta["job"] = job
             record.meta.pop("video_file", None)

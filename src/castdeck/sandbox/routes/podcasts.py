@@ -149,15 +149,20 @@ async def podcast_analytics(request: Request) -> Response:
     sandbox, org = sandbox_of(request), org_of(request)
     record = owned(sandbox.db, "podcast", uuid_param(request, "podcast_id"), org)
     episodes = [e for e in sandbox.db.all("episode", org.id) if e.data.get("podcast_id") == record.id]
+    enabled = record.data.get("visibility") != "private"
     per_episode = [episode_analytics_numbers(e) for e in episodes]
+    if not enabled:  # audio metrics are 0 while analytics are disabled, in the totals and per episode
+        for numbers in per_episode:
+            numbers["downloads"] = {"first_7_days": 0, "first_30_days": 0, "total": 0}
     downloads = sum(n["downloads"]["total"] for n in per_episode)
     views = sum(n["video_views"]["total"] for n in per_episode)
-    last_7 = sum(n["downloads"]["first_7_days"] + n["video_views"]["last_7_days"] for n in per_episode)
-    last_30 = sum(n["downloads"]["first_30_days"] + n["video_views"]["last_30_days"] for n in per_episode)
+    # last_7_days / last_30_days are rolling windows of combined plays (not the since-publish windows)
+    recent = [_recent_downloads(e) if enabled else (0, 0) for e in episodes]
+    last_7 = sum(r[0] + n["video_views"]["last_7_days"] for r, n in zip(recent, per_episode, strict=True))
+    last_30 = sum(r[1] + n["video_views"]["last_30_days"] for r, n in zip(recent, per_episode, strict=True))
     apps = seed_content.analytics_numbers(record.id, 30.0).get("plays_by_app", {})
     scale = sum(apps.values()) or 1
     plays_by_app = {name: round(downloads * value / scale) for name, value in apps.items()}
-    enabled = record.data.get("visibility") != "private"
     return data_response(
         {
             "podcast_id": record.id,
@@ -178,6 +183,19 @@ async def podcast_analytics(request: Request) -> Response:
             ],
         }
     )
+
+
+def _recent_downloads(record: Record) -> tuple[int, int]:
+    """Audio downloads of a published episode during the last 7 and the last 30 days."""
+    if record.data.get("status") != "published":
+        return 0, 0
+    age = days_since(record.data.get("published_at"))
+    total = seed_content.analytics_numbers(record.id, age)["downloads"]["total"]
+
+    def before(days: float) -> int:
+        return int(seed_content.analytics_numbers(record.id, max(0.0, age - days))["downloads"]["total"])
+
+    return max(0, total - before(7)), max(0, total - before(30))
 
 
 def days_since(stamp: str | None) -> float:

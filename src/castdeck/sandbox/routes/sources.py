@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -143,10 +144,13 @@ async def reserve_upload(request: Request) -> Response:
     }
     meta = {
         "upload": {
-            "mime_type": mime,
+            # MIME types are case-insensitive: the slot's header and the PUT check use the lowercase form
+            # (".pptm" is "...macroEnabled.12" in the table, and the PUT check lowercases what it receives)
+            "mime_type": mime.lower(),
             "size_bytes": payload.size_bytes,
             "file_name": payload.file_name,
-            "expires": int(time.time()) + sandbox.settings.upload_slot_lifetime,
+            # rounded up: a slot lives at least its lifetime (whole seconds in the signed address)
+            "expires": math.ceil(time.time()) + sandbox.settings.upload_slot_lifetime,
             "prepare_visuals": payload.prepare_visuals,
         }
     }
@@ -175,14 +179,17 @@ async def get_source(request: Request) -> Response:
 )
 async def complete_upload(request: Request) -> Response:
     sandbox = sandbox_of(request)
-    record = owned(sandbox.db, "source", str(request.path_params["source_id"]), org_of(request))
     await json_body(request, optional=True)
+    # From here on nothing awaits: the checks and the state change happen as one step.
+    record = owned(sandbox.db, "source", str(request.path_params["source_id"]), org_of(request))
     if record.data.get("status") != "awaiting_upload":
         return data_response(present_source(record))  # already processing or done: its current record
     upload = record.meta.get("upload") or {}
-    if upload.get("completing"):
+    if sandbox.file_path(f"uploads/{record.id}.part").exists():
         raise ApiProblem(
-            409, "Another completion of this upload is in progress.", recovery={"action": "retry"}
+            409,
+            "The file is still being uploaded to this slot; complete the upload once the transfer has finished.",
+            recovery={"action": "retry"},
         )
     if int(upload.get("expires", 0)) < time.time():
         raise ApiProblem(
