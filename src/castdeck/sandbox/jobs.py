@@ -13,13 +13,10 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
-import re
 import time
-import zipfile
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from datetime import UTC, datetime
 from typing import Any
 
 from castdeck.api.models import CREDITS_PER_NARRATION_MINUTE
@@ -27,14 +24,14 @@ from castdeck.api.models import CREDITS_PER_NARRATION_MINUTE
 from . import importer, render, writer
 from .config import FAIL_PHRASE
 from .db import Record
+from .extract import process_source
 from .routes.media import credits_for, estimate
-from .service import Sandbox, now_iso, plain_text
+from .service import Sandbox, now_iso
 
 log = logging.getLogger("castdeck.sandbox.jobs")
 
 DEFAULT_VOICE = {"language": "en", "espeak_voice": "en-us", "variant": None, "rate": 150, "pitch": 50}
 SIZES = {"LANDSCAPE": (640, 360), "PORTRAIT": (360, 640), "SQUARE": (480, 480)}
-TEXT_MIME_PREFIXES = ("text/", "application/json")
 MEDIA_COLLECTIONS = {"video": "videos", "short": "shorts", "voiceover": "voiceovers"}
 
 
@@ -543,7 +540,9 @@ class JobRunner:
         if record is None:
             self.db.finish_job(job_id)
             return
-        outcome = await asyncio.to_thread(self._process_source, record)
+        outcome = await asyncio.to_thread(
+            process_source, record, self.sandbox.file_path(f"uploads/{record.id}")
+        )
 
         def apply(rec: Record) -> None:
             error, metadata, text = outcome
@@ -558,63 +557,6 @@ class JobRunner:
         with self.db.transaction():
             self._update("source", source_id, apply)
             self.db.finish_job(job_id)
-
-    def _process_source(self, record: Record) -> tuple[str | None, dict[str, Any], str | None]:
-        """(error message or None, metadata additions, extracted text) — runs in a thread."""
-        kind = record.data.get("type")
-        if kind in ("url", "youtube"):
-            url = str(record.meta.get("url", ""))
-            host = re.sub(r"^[a-z]+://", "", url).split("/")[0].split(":")[0].lower()
-            if host.endswith((".invalid", ".test")) or host in ("localhost", "127.0.0.1"):
-                return f"The address {url} could not be fetched.", {}, None
-            note = "The sandbox works offline: the page was not fetched; its title and address are used."
-            return None, {"fetched": False, "note": note}, f"{record.data.get('title') or ''}. {url}"
-        if kind == "text":
-            content = str(record.meta.get("text", ""))
-            return None, {"characters": len(content), "words": len(content.split())}, content
-        metadata = record.data.get("metadata") or {}
-        mime = str(metadata.get("mime_type", ""))
-        path = self.sandbox.file_path(f"uploads/{record.id}")
-        if not path.exists():
-            return "The uploaded file is missing.", {}, None
-        text: str | None = None
-        visuals = 0
-        if mime.startswith(TEXT_MIME_PREFIXES):
-            raw = path.read_bytes()[:1_000_000]
-            text = raw.decode("utf-8", errors="replace")
-            if mime == "text/html":
-                text = plain_text(text)
-        elif mime.startswith("image/"):
-            visuals = 1
-        elif mime == "application/pdf":
-            data = path.read_bytes()
-            visuals = max(1, len(re.findall(rb"/Type\s*/Page(?!s)", data)))
-            text = (
-                " ".join(m.decode("latin-1") for m in re.findall(rb"\(([^()\\]{3,200})\)\s*Tj", data)) or None
-            )
-        elif mime.startswith(("application/vnd.openxmlformats", "application/vnd.oasis")) or mime.lower() == (
-            "application/vnd.ms-powerpoint.presentation.macroenabled.12"
-        ):
-            with contextlib.suppress(zipfile.BadZipFile, OSError, KeyError), zipfile.ZipFile(path) as archive:
-                visuals = sum(1 for n in archive.namelist() if re.fullmatch(r"ppt/slides/slide\d+\.xml", n))
-                if not visuals and mime.startswith("application/vnd.oasis"):
-                    # OpenDocument keeps every page (slide) as a draw:page element of content.xml
-                    visuals = len(re.findall(rb"<draw:page[\s>]", archive.read("content.xml")))
-        elif mime in ("application/vnd.ms-powerpoint", "application/vnd.apple.keynote"):
-            visuals = 1
-        added: dict[str, Any] = {"processed_at": datetime.now(UTC).isoformat()}
-        if text is not None:
-            added["words"] = len(text.split())
-        if metadata.get("prepare_visuals"):
-            visuals = max(visuals, 1)
-            added["visual_count"] = visuals
-            if visuals > 50:
-                return (
-                    f"The file holds {visuals} pages or images; a visual source holds at most 50.",
-                    added,
-                    text,
-                )
-        return None, added, text
 
 
 def _worker_init() -> None:
