@@ -34,6 +34,20 @@ def _refuse_credentials(request: Request) -> None:
         )
 
 
+def _check_signature(request: Request, method: str, target: str, refusal: str) -> None:
+    """No credentials, and a current signature over this method and target; else 400 or 403."""
+    _refuse_credentials(request)
+    problem = verify(
+        sandbox_of(request).secret,
+        method,
+        target,
+        request.query_params.get("expires"),
+        request.query_params.get("signature"),
+    )
+    if problem:
+        raise ApiProblem(403, refusal.format(problem), recovery={"action": "retry"})
+
+
 @route(
     "PUT",
     "/uploads/{source_id}",
@@ -44,19 +58,8 @@ def _refuse_credentials(request: Request) -> None:
 )
 async def put_upload(request: Request) -> Response:
     sandbox = sandbox_of(request)
-    _refuse_credentials(request)
     source_id = str(request.path_params["source_id"])
-    problem = verify(
-        sandbox.secret,
-        "PUT",
-        source_id,
-        request.query_params.get("expires"),
-        request.query_params.get("signature"),
-    )
-    if problem:
-        raise ApiProblem(
-            403, f"Upload refused: {problem}. Reserve a new upload slot.", recovery={"action": "retry"}
-        )
+    _check_signature(request, "PUT", source_id, "Upload refused: {}. Reserve a new upload slot.")
     record = sandbox.db.get("source", source_id)
     if record is None:
         raise ApiProblem(404, "This upload slot no longer exists.")
@@ -102,17 +105,8 @@ async def put_upload(request: Request) -> Response:
 )
 async def get_file(request: Request) -> Response:
     sandbox = sandbox_of(request)
-    _refuse_credentials(request)
     relative = str(request.path_params["path"])
-    problem = verify(
-        sandbox.secret,
-        "GET",
-        relative,
-        request.query_params.get("expires"),
-        request.query_params.get("signature"),
-    )
-    if problem:
-        raise ApiProblem(403, f"Download refused: {problem}. Fetch a fresh address from the API.")
+    _check_signature(request, "GET", relative, "Download refused: {}. Fetch a fresh address from the API.")
     path = sandbox.file_path(relative).resolve()
     if sandbox.files_dir.resolve() not in path.parents or not path.is_file():
         raise ApiProblem(404, "This file no longer exists.")
