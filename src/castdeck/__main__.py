@@ -52,7 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speed", type=float, default=1.0, help="sandbox work-time scale (default 1)")
     args = parser.parse_args(argv)
     if not args.sandbox:
-        print("The Castdeck desktop window is not built yet. Start the embedded sandbox with: castdeck --sandbox")
+        print(
+            "The Castdeck desktop window is not built yet. Start the embedded sandbox with: castdeck --sandbox"
+        )
         return 1
     data_dir = args.data or user_data_dir() / "sandbox"
     try:

@@ -110,6 +110,13 @@ def touch(record: Record) -> None:
     record.data["updated_at"] = now_iso()
 
 
+def save_changes(db: Database, record: Record) -> None:
+    """Stamp ``updated_at`` and store the record in one transaction."""
+    touch(record)
+    with db.transaction():
+        db.save(record)
+
+
 def json_safe(value: Any) -> Any:
     if isinstance(value, uuid.UUID):
         return str(value)

@@ -26,7 +26,7 @@ from .. import seed_content
 from ..db import Record
 from ..problems import ApiProblem, field_problem
 from ..routing import route
-from ..service import Sandbox, new_id, now_iso, org_of, owned, parse_iso, sandbox_of, touch
+from ..service import Sandbox, new_id, now_iso, org_of, owned, parse_iso, sandbox_of, save_changes
 from ..web import (
     PATCH_TYPES,
     data_response,
@@ -203,9 +203,7 @@ async def update_episode(request: Request) -> Response:
             record.meta.pop("image_file", None)
         else:
             record.data[name] = value
-    touch(record)
-    with sandbox.db.transaction():
-        sandbox.db.save(record)
+    save_changes(sandbox.db, record)
     return data_response(present_episode(sandbox, record))
 
 
@@ -285,9 +283,7 @@ async def publish_episode(request: Request) -> Response:
         stamp = now_iso(when)
         record.data.update(status="scheduled", scheduled_at=stamp, published_at=None)
         result.update(status="scheduled", scheduled_time=stamp)
-    touch(record)
-    with sandbox.db.transaction():
-        sandbox.db.save(record)
+    save_changes(sandbox.db, record)
     return data_response(result)
 
 
@@ -310,9 +306,7 @@ async def unpublish_episode(request: Request) -> Response:
             recovery={"action": "check_result"},
         )
     record.data.update(status="draft", published_at=None, scheduled_at=None)
-    touch(record)
-    with sandbox.db.transaction():
-        sandbox.db.save(record)
+    save_changes(sandbox.db, record)
     return data_response(present_episode(sandbox, record))
 
 
@@ -352,9 +346,7 @@ async def upload_episode_image(request: Request) -> Response:
     path.write_bytes(raw)
     old = record.meta.get("image_file")
     record.meta["image_file"] = relative
-    touch(record)
-    with sandbox.db.transaction():
-        sandbox.db.save(record)
+    save_changes(sandbox.db, record)
     if old:
         sandbox.file_path(old).unlink(missing_ok=True)
     return data_response({"id": record.id, "image_url": sandbox.file_url(relative)})

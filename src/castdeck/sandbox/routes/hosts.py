@@ -12,7 +12,7 @@ from castdeck.api.models import Host, HostCreate, HostUpdate, ListQuery, Voice, 
 
 from ..problems import ApiProblem, field_problem
 from ..routing import route
-from ..service import as_html, now_iso, org_of, owned, sandbox_of, touch
+from ..service import as_html, now_iso, org_of, owned, sandbox_of, save_changes
 from ..web import PATCH_TYPES, data_response, decode_cursor, json_body, page_response, query, validate
 
 VOICE_FIELDS = ("id", "gender", "voice_type", "accent", "description", "language", "model")
@@ -119,9 +119,7 @@ async def update_host(request: Request) -> Response:
         check_voice(request, changes["voice_id"])
     for name, value in changes.items():
         record.data[name] = as_html(value) if name == "backstory" else value
-    touch(record)
-    with sandbox.db.transaction():
-        sandbox.db.save(record)
+    save_changes(sandbox.db, record)
     return data_response(present_host(request, record))
 
 
@@ -139,9 +137,7 @@ async def delete_host(request: Request) -> Response:
     if not record.meta.get("archived"):
         record.meta["archived"] = True
         record.data["archived_at"] = now_iso()
-        touch(record)
-        with sandbox.db.transaction():
-            sandbox.db.save(record)
+        save_changes(sandbox.db, record)
     return Response(status_code=204)
 
 

@@ -14,7 +14,7 @@ from .. import seed_content
 from ..db import Database, Org, Record
 from ..problems import field_problem
 from ..routing import route
-from ..service import as_html, new_id, now_iso, org_of, owned, parse_iso, sandbox_of, touch
+from ..service import as_html, new_id, now_iso, org_of, owned, parse_iso, sandbox_of, save_changes
 from ..web import (
     PATCH_TYPES,
     data_response,
@@ -130,9 +130,7 @@ async def update_podcast(request: Request) -> Response:
             record.data["description"] = as_html(value)
         else:
             record.data[name] = value
-    touch(record)
-    with sandbox.db.transaction():
-        sandbox.db.save(record)
+    save_changes(sandbox.db, record)
     return data_response(present_podcast(request, record))
 
 
