@@ -17,6 +17,18 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> dict[str, Callable[[], Any]]:
+    """Async tests run on a qasync loop: the loop kind the app runs the client on."""
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    def qasync_loop() -> Any:
+        app = QApplication.instance() or QApplication([])
+        return qasync.QEventLoop(app)
+
+    return {"qasync": qasync_loop}
+
+
 DEMO_KEY = "sk_sandbox_demo"
 OTHER_KEY = "sk_sandbox_other"
 FREE_KEY = "sk_sandbox_free"

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar, Self, TypeVar
 from urllib.parse import urlsplit
 
-from pydantic import AnyUrl, BaseModel, ConfigDict, TypeAdapter, ValidationError, model_validator
+from pydantic import AnyUrl, BaseModel, ConfigDict, PrivateAttr, TypeAdapter, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 __all__ = [
@@ -48,6 +48,9 @@ class ResourceModel(BaseModel):
     """A response resource: unknown fields are kept so nothing the service sends is lost."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    # The X-Request-Id of the answer this resource came from (set by the client; not a field).
+    _request_id: str | None = PrivateAttr(default=None)
 
 
 class UpdateModel(InputModel):

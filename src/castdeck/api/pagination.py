@@ -1,0 +1,146 @@
+"""Lists as lazy async iterators: pages follow ``Link: <...>; rel="next"``, or, when a page has no
+Link header, a body ``pagination.next_cursor``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from .errors import InvalidResponseError
+from .transport import origin_of
+
+if TYPE_CHECKING:
+    from .transport import RawResponse, Transport
+
+__all__ = ["AsyncPaginator", "Page", "parse_link_header"]
+
+T = TypeVar("T", bound=BaseModel)
+
+_LINK = re.compile(r"<([^>]*)>((?:\s*;\s*[^;,]+(?:=(?:\"[^\"]*\"|[^;,]*))?)*)")
+_PARAM = re.compile(r";\s*([^=;,\s]+)\s*(?:=\s*(\"[^\"]*\"|[^;,]*))?")
+
+
+def parse_link_header(values: list[str] | str | None) -> dict[str, str]:
+    """``rel`` → URL from one or more RFC 8288 Link header values (the first URL of each rel wins)."""
+    if not values:
+        return {}
+    if isinstance(values, str):
+        values = [values]
+    links: dict[str, str] = {}
+    for value in values:
+        for match in _LINK.finditer(value):
+            url, params = match.group(1).strip(), match.group(2)
+            for name, raw in _PARAM.findall(params):
+                if name.lower() != "rel":
+                    continue
+                for rel in raw.strip().strip('"').lower().split():
+                    links.setdefault(rel, url)
+    return links
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    items: list[T]
+    request_id: str | None
+    next_url: str | None
+    next_cursor: str | None
+
+    @property
+    def has_more(self) -> bool:
+        return self.next_url is not None or self.next_cursor is not None
+
+
+class AsyncPaginator(Generic[T]):
+    """``async for item in paginator`` walks every page lazily; ``pages()`` yields whole pages."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        path: str,
+        model: type[T] | Callable[[Any], T],
+        params: dict[str, Any] | None = None,
+        max_pages: int = 100_000,
+    ) -> None:
+        self._transport = transport
+        self._path = path
+        self._model = model
+        self._params = {k: v for k, v in (params or {}).items() if v is not None}
+        self._max_pages = max_pages
+
+    def __aiter__(self) -> AsyncIterator[T]:
+        return self._items()
+
+    async def _items(self) -> AsyncIterator[T]:
+        async for page in self.pages():
+            for item in page.items:
+                yield item
+
+    async def first_page(self) -> Page[T]:
+        async for page in self.pages():
+            return page
+        raise AssertionError("pages() always yields at least one page")
+
+    async def to_list(self, limit: int | None = None) -> list[T]:
+        out: list[T] = []
+        async for item in self:
+            out.append(item)
+            if limit is not None and len(out) >= limit:
+                break
+        return out
+
+    async def pages(self, start_url: str | None = None) -> AsyncIterator[Page[T]]:
+        """Every page from the first (or from ``start_url``, a next link kept from before)."""
+        url: str = start_url or self._path
+        params: dict[str, Any] | None = None if start_url else dict(self._params)
+        seen: set[str] = set()
+        for _ in range(self._max_pages):
+            response = await self._transport.request("GET", url, params=params)
+            page = self._page(response)
+            yield page
+            if page.next_url is not None:
+                target = page.next_url
+                if target.startswith("/"):
+                    target = self._transport.base_url + target
+                if origin_of(target) != self._transport.origin:
+                    raise InvalidResponseError(f"the next page link points to another origin: {target}")
+                url, params = target, None
+            elif page.next_cursor is not None:
+                url, params = self._path, {**self._params, "cursor": page.next_cursor}
+            else:
+                return
+            key = url + repr(sorted((params or {}).items()))
+            if key in seen:
+                raise InvalidResponseError("the list's next page points back to a page already read")
+            seen.add(key)
+        raise InvalidResponseError(f"the list has more than {self._max_pages} pages")
+
+    def _page(self, response: RawResponse) -> Page[T]:
+        body = response.json()
+        if not isinstance(body, dict) or not isinstance(body.get("data"), list):
+            raise InvalidResponseError(
+                "a list answer must be an object with a data array", status=response.status,
+                request_id=response.request_id,
+            )  # fmt: skip
+        try:
+            if isinstance(self._model, type):
+                items = [self._model.model_validate(item) for item in body["data"]]
+            else:
+                items = [self._model(item) for item in body["data"]]
+        except ValidationError as exc:
+            raise InvalidResponseError(
+                f"a list item does not match the interface: {exc.errors()[0].get('msg')}",
+                status=response.status, request_id=response.request_id,
+            ) from None  # fmt: skip
+        links = parse_link_header(response.headers.get_list("link"))
+        next_url = links.get("next")
+        next_cursor = None
+        pagination = body.get("pagination")
+        if next_url is None and isinstance(pagination, dict):
+            cursor = pagination.get("next_cursor")
+            if isinstance(cursor, str) and cursor and pagination.get("has_more") is not False:
+                next_cursor = cursor
+        return Page(items, response.request_id, next_url, next_cursor)

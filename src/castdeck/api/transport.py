@@ -1,0 +1,374 @@
+"""HTTP for the client: credentials only to the service's origin, retries only where safe, and
+answers checked before anything trusts them.
+
+Two httpx clients: one for the service (the bearer key is attached per request, and only when
+the request's origin is the configured one, redirects included) and one bare client for signed
+upload and download addresses, which never carries credentials.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+import random
+import uuid
+from collections.abc import AsyncIterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+
+from .errors import (
+    APIConnectionError,
+    APITimeoutError,
+    InvalidResponseError,
+    error_from_response,
+    parse_retry_after,
+)
+
+__all__ = ["MAX_BODY_BYTES", "RawResponse", "RetryPolicy", "Transport", "new_idempotency_key", "origin_of"]
+
+MAX_BODY_BYTES = 32 * 1024 * 1024
+MAX_REDIRECTS = 5
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
+SAFE_METHODS = frozenset({"GET", "HEAD"})
+USER_AGENT = "castdeck/0.1 (+https://castdeck.invalid)"
+
+
+def new_idempotency_key() -> str:
+    """A fresh key (printable ASCII, no spaces): store it before sending, reuse it after a failure."""
+    return f"castdeck-{uuid.uuid4()}"
+
+
+def origin_of(url: str | httpx.URL) -> tuple[str, str, int]:
+    parsed = httpx.URL(str(url))
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    return parsed.scheme, (parsed.host or "").lower(), port
+
+
+def is_loopback(host: str) -> bool:
+    host = host.strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Capped exponential backoff with jitter; a ``Retry-After`` from the service takes precedence."""
+
+    max_retries: int = 3
+    base_delay: float = 0.5
+    max_delay: float = 8.0
+    max_retry_after: float = 60.0
+
+    def delay(self, attempt: int, retry_after: float | None = None) -> float:
+        if retry_after is not None:
+            return min(retry_after, self.max_retry_after)
+        ceiling = min(self.max_delay, self.base_delay * (2**attempt))
+        return random.uniform(ceiling / 2, ceiling)
+
+    def retryable(self, method: str, idempotency_key: str | None) -> bool:
+        """Reads, and writes that carry an idempotency key. A write without one is never repeated."""
+        return method.upper() in SAFE_METHODS or idempotency_key is not None
+
+    def should_retry_status(self, status: int, retry_after: float | None) -> bool:
+        if status not in RETRY_STATUSES:
+            return False
+        return retry_after is None or retry_after <= self.max_retry_after
+
+
+@dataclass(frozen=True)
+class RawResponse:
+    """A complete answer: status, headers, the body (bounded) and the request id."""
+
+    status: int
+    headers: httpx.Headers
+    content: bytes
+    url: httpx.URL
+
+    @property
+    def request_id(self) -> str | None:
+        return self.headers.get("x-request-id")
+
+    def json(self) -> Any:
+        """The body as JSON; anything else (HTML, a truncated body) is an :class:`InvalidResponseError`."""
+        media = self.headers.get("content-type", "").split(";")[0].strip().lower()
+        if not (media == "application/json" or media.endswith("+json")):
+            raise InvalidResponseError(
+                f"expected JSON but the service answered {media or 'without a content type'}",
+                status=self.status,
+                request_id=self.request_id,
+            )
+        try:
+            return json.loads(self.content)
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError) as exc:
+            raise InvalidResponseError(
+                f"the service's JSON is malformed ({exc})", status=self.status, request_id=self.request_id
+            ) from None
+
+
+class Transport:
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        timeout: float | httpx.Timeout = 30.0,
+        max_retries: int = 3,
+        http_transport: httpx.AsyncBaseTransport | None = None,
+        signed_transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        parsed = urlsplit(base_url)
+        if parsed.scheme not in ("https", "http") or not parsed.hostname:
+            raise ValueError(f"the base URL must be an http(s) address, not {base_url!r}")
+        if parsed.scheme == "http" and not is_loopback(parsed.hostname):
+            raise ValueError(
+                f"refusing to send the API key over plain http to {parsed.hostname}; use https "
+                "(plain http is allowed only for loopback addresses)"
+            )
+        if not api_key or any(c.isspace() for c in api_key) or not api_key.isprintable():
+            raise ValueError("the API key is empty or contains spaces or control characters")
+        self.base_url = base_url.rstrip("/")
+        self.origin = origin_of(self.base_url)
+        self._api_key = api_key
+        self.policy = RetryPolicy(max_retries=max(0, max_retries))
+        self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+        # Only encodings this module decodes itself (bounded); see _decode.
+        headers = {"User-Agent": USER_AGENT, "Accept": "application/json", "Accept-Encoding": "gzip, deflate"}
+        self._api = httpx.AsyncClient(
+            timeout=self.timeout, follow_redirects=False, headers=headers, transport=http_transport
+        )
+        self._bare = httpx.AsyncClient(
+            timeout=self.timeout, follow_redirects=False, headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity"},
+            transport=signed_transport,
+        )  # fmt: skip
+        self.last_request_id: str | None = None
+
+    def __repr__(self) -> str:  # never show the key
+        return f"Transport({self.base_url!r})"
+
+    async def aclose(self) -> None:
+        await self._api.aclose()
+        await self._bare.aclose()
+
+    @property
+    def signed_client(self) -> httpx.AsyncClient:
+        """The client for signed addresses: it never carries credentials."""
+        return self._bare
+
+    def url(self, path_or_url: str) -> str:
+        if path_or_url.startswith(("http://", "https://")):
+            return path_or_url
+        return self.base_url + (path_or_url if path_or_url.startswith("/") else "/" + path_or_url)
+
+    def _credentials_for(self, url: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self._api_key}"} if origin_of(url) == self.origin else {}
+
+    # the service -----------------------------------------------------------------------------------------
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json_body: Any = None,
+        content: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        idempotency_key: str | None = None,
+        expect_body: bool = True,
+    ) -> RawResponse:
+        """One call to the service, retried only where safe; raises a typed error for any failure."""
+        method = method.upper()
+        extra = dict(headers or {})
+        if idempotency_key is not None:
+            extra["Idempotency-Key"] = idempotency_key
+        body: bytes | None = content
+        if json_body is not None:
+            body = json.dumps(json_body, separators=(",", ":")).encode()
+            extra.setdefault("Content-Type", "application/json")
+        retryable = self.policy.retryable(method, idempotency_key)
+        clean_params = {k: _param(v) for k, v in (params or {}).items() if v is not None}
+        attempt = 0
+        while True:
+            try:
+                response = await self._send(method, self.url(path), clean_params, body, extra)
+            except APIConnectionError:
+                if retryable and attempt < self.policy.max_retries:
+                    await asyncio.sleep(self.policy.delay(attempt))
+                    attempt += 1
+                    continue
+                raise
+            self.last_request_id = response.request_id or self.last_request_id
+            if response.status >= 400:
+                retry_after = parse_retry_after(response.headers.get("retry-after"))
+                if (
+                    retryable
+                    and attempt < self.policy.max_retries
+                    and self.policy.should_retry_status(response.status, retry_after)
+                ):
+                    await asyncio.sleep(self.policy.delay(attempt, retry_after))
+                    attempt += 1
+                    continue
+                raise error_from_response(response.status, response.content, response.headers)
+            if response.status >= 300:
+                raise InvalidResponseError(
+                    f"unexpected redirect answer {response.status}", status=response.status,
+                    request_id=response.request_id,
+                )  # fmt: skip
+            if expect_body and response.status != 204:
+                _reject_error_body(response)
+            return response
+
+    async def _send(
+        self, method: str, url: str, params: dict[str, Any], body: bytes | None, headers: dict[str, str]
+    ) -> RawResponse:
+        """Send, following redirects by hand: credentials stay with the service's origin."""
+        seen: set[str] = set()
+        for _ in range(MAX_REDIRECTS + 1):
+            request_headers = {**headers, **self._credentials_for(url)}
+            client = self._api if request_headers.get("Authorization") else self._bare
+            request = client.build_request(
+                method, url, params=params or None, content=body, headers=request_headers
+            )
+            response = await _send_bounded(client, request)
+            if response.status in (301, 302, 303, 307, 308) and "location" in response.headers:
+                target = urljoin(str(request.url), response.headers["location"])
+                if target in seen:
+                    raise InvalidResponseError("the service redirects in a loop", status=response.status)
+                seen.add(target)
+                if response.status in (301, 302, 303) and method not in SAFE_METHODS:
+                    method, body = "GET", None
+                    headers = {k: v for k, v in headers.items() if k.lower() not in ("content-type",)}
+                url, params = target, {}
+                continue
+            return response
+        raise InvalidResponseError(f"more than {MAX_REDIRECTS} redirects")
+
+    # signed addresses ----------------------------------------------------------------------------------------
+    async def send_signed(
+        self,
+        method: str,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        content: bytes | AsyncIterable[bytes] | None = None,
+        timeout: httpx.Timeout | None = None,
+    ) -> RawResponse:
+        """A request to a signed upload or download address: never with credentials, redirects
+        followed (still without credentials), never retried here (the caller decides)."""
+        request_headers = {k: v for k, v in (headers or {}).items() if k.lower() != "authorization"}
+        for _ in range(MAX_REDIRECTS + 1):
+            request = self._bare.build_request(method, url, headers=request_headers, content=content)
+            if timeout is not None:
+                request.extensions["timeout"] = timeout.as_dict()
+            response = await _send_bounded(self._bare, request)
+            if (
+                response.status in (307, 308)
+                and "location" in response.headers
+                and not isinstance(content, AsyncIterable)
+            ):
+                url = urljoin(url, response.headers["location"])
+                continue
+            if (
+                response.status in (301, 302, 303)
+                and "location" in response.headers
+                and method in SAFE_METHODS
+            ):
+                url = urljoin(url, response.headers["location"])
+                continue
+            return response
+        raise InvalidResponseError(f"more than {MAX_REDIRECTS} redirects from a signed address")
+
+
+def _param(value: Any) -> Any:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value) if isinstance(value, uuid.UUID) else value
+
+
+async def _send_bounded(client: httpx.AsyncClient, request: httpx.Request) -> RawResponse:
+    """Send and read the whole answer, refusing bodies over :data:`MAX_BODY_BYTES`."""
+    try:
+        response = await client.send(request, stream=True)
+    except httpx.TimeoutException as exc:
+        raise APITimeoutError(
+            f"no answer from {request.url.host} in time ({type(exc).__name__})", request=request
+        ) from None
+    except httpx.TransportError as exc:
+        raise APIConnectionError(
+            f"could not reach {request.url.host}: {exc or type(exc).__name__}", request=request
+        ) from None
+    try:
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+            raise InvalidResponseError(
+                f"the answer is {int(declared)} bytes, more than the {MAX_BODY_BYTES} allowed",
+                status=response.status_code, request_id=response.headers.get("x-request-id"),
+            )  # fmt: skip
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_raw():
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                raise InvalidResponseError(
+                    f"the answer is larger than the {MAX_BODY_BYTES} bytes allowed",
+                    status=response.status_code, request_id=response.headers.get("x-request-id"),
+                )  # fmt: skip
+            chunks.append(chunk)
+        raw = b"".join(chunks)
+        content = _decode(raw, response.headers.get("content-encoding", ""))
+    except httpx.TimeoutException as exc:
+        raise APITimeoutError(
+            f"the answer from {request.url.host} stalled ({type(exc).__name__})", request=request
+        ) from None
+    except httpx.TransportError as exc:
+        raise APIConnectionError(
+            f"the answer from {request.url.host} broke off: {exc or type(exc).__name__}", request=request
+        ) from None
+    finally:
+        await response.aclose()
+    return RawResponse(response.status_code, response.headers, content, request.url)
+
+
+def _decode(raw: bytes, encoding: str) -> bytes:
+    """Undo a gzip/deflate content encoding, still bounded (a small bomb must not blow up)."""
+    encoding = encoding.strip().lower()
+    if encoding in ("", "identity"):
+        return raw
+    import zlib
+
+    if encoding not in ("gzip", "deflate", "x-gzip"):
+        raise InvalidResponseError(f"unsupported content encoding {encoding!r}")
+    wbits = 16 + zlib.MAX_WBITS if "gzip" in encoding else zlib.MAX_WBITS
+    decompressor = zlib.decompressobj(wbits)
+    try:
+        out = decompressor.decompress(raw, MAX_BODY_BYTES + 1)
+    except zlib.error as exc:
+        raise InvalidResponseError(f"the answer's {encoding} encoding is broken ({exc})") from None
+    if len(out) > MAX_BODY_BYTES or decompressor.unconsumed_tail:
+        raise InvalidResponseError(f"the decoded answer is larger than the {MAX_BODY_BYTES} bytes allowed")
+    return out
+
+
+def _reject_error_body(response: RawResponse) -> None:
+    """A 2xx whose body is an error envelope is an error, not a success."""
+    media = response.headers.get("content-type", "")
+    if "json" not in media or not response.content.lstrip().startswith(b"{"):
+        return
+    try:
+        body = json.loads(response.content)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError):
+        return  # RawResponse.json() reports it when the body is read
+    if isinstance(body, dict) and "data" not in body and isinstance(body.get("error"), dict):
+        message = body["error"].get("message") or body["error"].get("code") or "an error"
+        raise InvalidResponseError(
+            f"the service answered {response.status} with an error body: {message}",
+            status=response.status,
+            request_id=body["error"].get("request_id") or response.request_id,
+        )
