@@ -488,7 +488,7 @@ class JobRunner:
                 {"speaker": i, "text": t, "voice": self._voice(host_ids[i])} for i, t in lines if t.strip()
             ]
             slides = [
-                {"start": None, "title": record.data.get("title") or "", "body": t[:240]}
+                {"start": None, "title": record.data.get("title") or "", "body": _excerpt(t)}
                 for _, t in lines[:: max(1, len(lines) // 12 or 1)]
             ]
             return turns, slides
@@ -506,7 +506,7 @@ class JobRunner:
                 {
                     "start": None,
                     "title": chapter.title,
-                    "body": chapter.lines[0].text[:240] if chapter.lines else "",
+                    "body": _excerpt(chapter.lines[0].text) if chapter.lines else "",
                 }
                 for chapter in script.chapters
             ]
@@ -566,6 +566,15 @@ def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "SIGTERM"):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _excerpt(text: str, limit: int = 240) -> str:
+    """At most ``limit`` characters for a slide, cut at a word boundary."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit - 1)
+    return text[: cut if cut > 0 else limit - 1].rstrip(",;:") + "…"
 
 
 def _title_from(lines: list[tuple[int, str]]) -> str:
