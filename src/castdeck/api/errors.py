@@ -71,7 +71,9 @@ class APIConnectionError(CastdeckError):
     """No answer: the connection failed or broke. A write may still have happened on the service."""
 
     def __init__(self, message: str, *, request: httpx.Request | None = None) -> None:
-        self.request = request
+        # Only the method and address are kept: the request's headers hold the API key.
+        self.method = request.method if request is not None else None
+        self.url = str(request.url) if request is not None else None
         super().__init__(message)
 
 
@@ -214,6 +216,8 @@ def parse_retry_after(value: str | None) -> float | None:
     value = value.strip()
     try:
         seconds = float(value)
+        if seconds < 0:
+            return None  # delta-seconds is never negative: unusable, fall back to own backoff
     except ValueError:
         from datetime import UTC, datetime
         from email.utils import parsedate_to_datetime

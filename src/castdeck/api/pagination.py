@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -20,8 +20,9 @@ __all__ = ["AsyncPaginator", "Page", "parse_link_header"]
 
 T = TypeVar("T", bound=BaseModel)
 
-_LINK = re.compile(r"<([^>]*)>((?:\s*;\s*[^;,]+(?:=(?:\"[^\"]*\"|[^;,]*))?)*)")
-_PARAM = re.compile(r";\s*([^=;,\s]+)\s*(?:=\s*(\"[^\"]*\"|[^;,]*))?")
+# A parameter value may be a quoted string holding commas and semicolons (``title="a, b; c"``).
+_LINK = re.compile(r'<([^>]*)>((?:\s*;\s*[^\s;,=]+\s*(?:=\s*(?:"(?:[^"\\]|\\.)*"|[^;,]*))?)*)')
+_PARAM = re.compile(r';\s*([^\s;,=]+)\s*(?:=\s*("(?:[^"\\]|\\.)*"|[^;,]*))?')
 
 
 def parse_link_header(values: list[str] | str | None) -> dict[str, str]:
@@ -126,8 +127,10 @@ class AsyncPaginator(Generic[T]):
                 request_id=response.request_id,
             )  # fmt: skip
         try:
+            items: list[T]
             if isinstance(self._model, type):
-                items = [self._model.model_validate(item) for item in body["data"]]
+                cls = cast("type[T]", self._model)
+                items = [cls.model_validate(item) for item in body["data"]]
             else:
                 items = [self._model(item) for item in body["data"]]
         except ValidationError as exc:
@@ -135,6 +138,9 @@ class AsyncPaginator(Generic[T]):
                 f"a list item does not match the interface: {exc.errors()[0].get('msg')}",
                 status=response.status, request_id=response.request_id,
             ) from None  # fmt: skip
+        for item in items:  # each item keeps the request id of the page it came from
+            if hasattr(item, "_request_id"):
+                item._request_id = response.request_id
         links = parse_link_header(response.headers.get_list("link"))
         next_url = links.get("next")
         next_cursor = None

@@ -13,7 +13,7 @@ import ipaddress
 import json
 import random
 import uuid
-from collections.abc import AsyncIterable, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -94,7 +94,8 @@ class RawResponse:
 
     @property
     def request_id(self) -> str | None:
-        return self.headers.get("x-request-id")
+        value: str | None = self.headers.get("x-request-id")
+        return value
 
     def json(self) -> Any:
         """The body as JSON; anything else (HTML, a truncated body) is an :class:`InvalidResponseError`."""
@@ -167,6 +168,11 @@ class Transport:
             return path_or_url
         return self.base_url + (path_or_url if path_or_url.startswith("/") else "/" + path_or_url)
 
+    def _scrub(self, content: bytes) -> bytes:
+        """An answer body with the key blanked out, for error messages (a proxy may echo headers)."""
+        secret = self._api_key.encode()
+        return content.replace(secret, b"[redacted]") if secret in content else content
+
     def _credentials_for(self, url: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if origin_of(url) == self.origin else {}
 
@@ -215,14 +221,15 @@ class Transport:
                     await asyncio.sleep(self.policy.delay(attempt, retry_after))
                     attempt += 1
                     continue
-                raise error_from_response(response.status, response.content, response.headers)
+                raise error_from_response(response.status, self._scrub(response.content), response.headers)
             if response.status >= 300:
                 raise InvalidResponseError(
                     f"unexpected redirect answer {response.status}", status=response.status,
                     request_id=response.request_id,
                 )  # fmt: skip
             if expect_body and response.status != 204:
-                _reject_error_body(response)
+                scrubbed = self._scrub(response.content)
+                _reject_error_body(RawResponse(response.status, response.headers, scrubbed, response.url))
             return response
 
     async def _send(
@@ -304,6 +311,7 @@ async def _send_bounded(client: httpx.AsyncClient, request: httpx.Request) -> Ra
         raise APIConnectionError(
             f"could not reach {request.url.host}: {exc or type(exc).__name__}", request=request
         ) from None
+    stream: AsyncIterator[bytes] | None = None
     try:
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
@@ -313,7 +321,12 @@ async def _send_bounded(client: httpx.AsyncClient, request: httpx.Request) -> Ra
             )  # fmt: skip
         chunks: list[bytes] = []
         size = 0
-        async for chunk in response.aiter_raw():
+        # Kept in a name so that an early stop does not leave the generator to the garbage collector:
+        # on a loop without async-generator hooks (qasync) that finalises it outside the task and
+        # httpcore's cleanup fails ("async generator ignored GeneratorExit"). Closed below, after
+        # the response, so the inner generators have nothing left to await.
+        stream = response.aiter_raw()
+        async for chunk in stream:
             size += len(chunk)
             if size > MAX_BODY_BYTES:
                 raise InvalidResponseError(
@@ -333,6 +346,9 @@ async def _send_bounded(client: httpx.AsyncClient, request: httpx.Request) -> Ra
         ) from None
     finally:
         await response.aclose()
+        aclose = getattr(stream, "aclose", None)  # an async generator's
+        if aclose is not None:
+            await aclose()
     return RawResponse(response.status_code, response.headers, content, request.url)
 
 

@@ -114,7 +114,9 @@ async def serve(settings: Settings, log_level: str = "warning") -> None:
     except OSError as exc:
         raise SystemExit(f"castdeck-sandbox: error: cannot use --data {settings.data_dir}: {exc}") from None
     family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP (not 0) so that asyncio sets TCP_NODELAY on accepted connections; without it
+    # Nagle's algorithm holds every small answer for the client's delayed ACK (~40 ms).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((settings.host, settings.port))

@@ -46,11 +46,20 @@ def build_input(model: type[M], given: M | None, fields: dict[str, Any]) -> M:
         raise InputValidationError.from_pydantic(exc) from None
 
 
-def parse_input(parser: Callable[[Any], M], given: M | None, fields: dict[str, Any]) -> M:
-    """Like :func:`build_input` for inputs with several shapes (a parser function picks the model)."""
+def parse_input(
+    parser: Callable[[Any], M],
+    given: M | None,
+    fields: dict[str, Any],
+    allowed: tuple[type[BaseModel], ...] = (),
+) -> M:
+    """Like :func:`build_input` for inputs with several shapes (a parser function picks the model);
+    a given model must be one of ``allowed`` (so a Video input is never sent as a Short)."""
     if given is not None:
         if fields:
             raise TypeError("pass either an input model or keyword arguments, not both")
+        if allowed and not isinstance(given, allowed):
+            names = " or ".join(t.__name__ for t in allowed)
+            raise TypeError(f"expected {names}, got {type(given).__name__}")
         return given
     try:
         return parser(fields)

@@ -103,8 +103,12 @@ class EpisodesResource(Resource):
         """The word timestamps as SRT or WebVTT subtitles."""
         if format not in ("srt", "vtt"):
             raise ValueError("format must be 'srt' or 'vtt'")
+        accept = "application/x-subrip" if format == "srt" else "text/vtt"
         response = await self._transport.request(
-            "GET", self._path(episode_id, "/timestamps"), params={"format": format}
+            "GET",
+            self._path(episode_id, "/timestamps"),
+            params={"format": format},
+            headers={"Accept": accept},
         )
         return response.content.decode("utf-8", errors="replace")
 

@@ -12,6 +12,10 @@ from ..models import (
     MediaJob,
     MediaOptions,
     MediaStatus,
+    ShortCreateInput,
+    ShortScriptCreateInput,
+    VideoCreateInput,
+    VideoScriptCreateInput,
     VoiceoverCreateInput,
     parse_short_create,
     parse_video_create,
@@ -79,18 +83,18 @@ class VideosResource(MediaResource):
     collection = "videos"
 
     def _build(self, fields: dict[str, Any], given: BaseModel | None) -> BaseModel:
-        return parse_input(parse_video_create, given, fields)
+        return parse_input(parse_video_create, given, fields, (VideoCreateInput, VideoScriptCreateInput))
 
 
 class ShortsResource(MediaResource):
     collection = "shorts"
 
     def _build(self, fields: dict[str, Any], given: BaseModel | None) -> BaseModel:
-        return parse_input(parse_short_create, given, fields)
+        return parse_input(parse_short_create, given, fields, (ShortCreateInput, ShortScriptCreateInput))
 
 
 class VoiceoversResource(MediaResource):
     collection = "voiceovers"
 
     def _build(self, fields: dict[str, Any], given: BaseModel | None) -> BaseModel:
-        return parse_input(VoiceoverCreateInput.model_validate, given, fields)
+        return parse_input(VoiceoverCreateInput.model_validate, given, fields, (VoiceoverCreateInput,))

@@ -4,7 +4,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..models import Source, SourceCreateInput, parse_source_create
+from ..models import (
+    Source,
+    SourceCreateInput,
+    TextSourceCreate,
+    UrlSourceCreate,
+    YoutubeSourceCreate,
+    parse_source_create,
+)
 from ..pagination import AsyncPaginator
 from .base import Resource, body_of, check_id, parse_input
 
@@ -18,7 +25,8 @@ class SourcesResource(Resource):
 
     async def create(self, input: SourceCreateInput | None = None, /, **fields: Any) -> Source:
         """A url, youtube or text source (``type`` picks which)."""
-        payload = parse_input(parse_source_create, input, fields)
+        allowed = (UrlSourceCreate, YoutubeSourceCreate, TextSourceCreate)
+        payload = parse_input(parse_source_create, input, fields, allowed)
         return await self._write("POST", "/v1/sources", Source, body_of(payload))
 
     async def delete(self, source_id: str) -> None:
