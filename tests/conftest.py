@@ -17,17 +17,6 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> dict[str, Callable[[], Any]]:
-    """Async tests run on a qasync loop: the loop kind the app runs the client on."""
-    import qasync
-    from PySide6.QtWidgets import QApplication
-
-    def qasync_loop() -> Any:
-        app = QApplication.instance() or QApplication([])
-        return qasync.QEventLoop(app)
-
-    return {"qasync": qasync_loop}
-
 
 DEMO_KEY = "sk_sandbox_demo"
 OTHER_KEY = "sk_sandbox_other"
@@ -68,17 +57,30 @@ class RunningSandbox:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=5)
-        if self.process.stdout is not None:
-            self.process.stdout.close()
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                stream.close()
 
 
 def start_sandbox(data_dir: Path, *args: str) -> RunningSandbox:
     """Start ``castdeck-sandbox`` and wait for its ``listening on URL`` line."""
     data_dir.mkdir(parents=True, exist_ok=True)
     log = (data_dir / "sandbox.log").open("a", encoding="utf-8")
-    command = [sys.executable, "-m", "castdeck.sandbox", "--host", "127.0.0.1", "--port", "0",
-               "--data", str(data_dir), *args]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True)
+    command = [
+        sys.executable,
+        "-m",
+        "castdeck.sandbox",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--data",
+        str(data_dir),
+        "--exit-with-parent",
+        *args,
+    ]
+    # stdin stays open while the test process lives; if it dies, the sandbox stops by itself.
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
     log.close()
     first_line: list[str] = []
     reader = threading.Thread(target=lambda: first_line.append(process.stdout.readline()), daemon=True)  # type: ignore[union-attr]

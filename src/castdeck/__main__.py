@@ -34,8 +34,9 @@ def start_sandbox(data_dir: Path, speed: float) -> tuple[subprocess.Popen[str], 
     data_dir.mkdir(parents=True, exist_ok=True)
     log = (data_dir / "sandbox.log").open("a", encoding="utf-8")
     command = [sys.executable, "-m", "castdeck.sandbox", "--host", "127.0.0.1", "--port", "0",
-               "--data", str(data_dir), "--speed", str(speed)]  # fmt: skip
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True)  # noqa: S603 - our own module
+               "--data", str(data_dir), "--speed", str(speed), "--exit-with-parent"]  # fmt: skip
+    # The sandbox watches its standard input: if this process dies, the sandbox stops too.
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)  # noqa: S603 - our own module
     log.close()
     assert process.stdout is not None
     line = process.stdout.readline().strip()
@@ -79,8 +80,9 @@ def main(argv: list[str] | None = None) -> int:
             process.kill()
         return 0
     finally:
-        if process.stdout is not None:
-            process.stdout.close()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                stream.close()
 
 
 def run() -> None:

@@ -82,6 +82,11 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, str]:
         default=86_400,
         help="seconds an idempotency key is kept (default 86400)",
     )
+    parser.add_argument(
+        "--exit-with-parent",
+        action="store_true",
+        help="stop when standard input closes (the launching process ended): for launchers and tests",
+    )
     parser.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"])
     args = parser.parse_args(argv)
     if args.rate_limit < 0:
@@ -98,6 +103,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, str]:
         chaos_seed=args.chaos_seed,
         workers=args.workers,
         seed_media=not args.no_seed_media,
+        exit_with_parent=args.exit_with_parent,
         upload_slot_lifetime=args.upload_slot_lifetime,
         idempotency_window=args.idempotency_window,
     ), args.log_level
@@ -143,11 +149,29 @@ async def serve(settings: Settings, log_level: str = "warning") -> None:
         server_header=False,
     )
     server = uvicorn.Server(config)
+    if settings.exit_with_parent:
+        _stop_when_stdin_closes(server)
     print(f"listening on {sandbox.base_url}", flush=True)
     try:
         await server.serve(sockets=[sock])
     finally:
         db.close()
+
+
+def _stop_when_stdin_closes(server: uvicorn.Server) -> None:
+    """The launcher keeps our standard input open; when it ends (even killed) the pipe closes."""
+    import sys
+    import threading
+
+    def watch() -> None:
+        try:
+            while sys.stdin.buffer.read(4096):
+                pass
+        except (OSError, ValueError):
+            pass
+        server.should_exit = True
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def _has_httptools() -> bool:

@@ -27,6 +27,7 @@ class Settings:
     chaos_seed: int | None = None
     workers: int = 1
     seed_media: bool = True
+    exit_with_parent: bool = False
     # The spec's values; tests and demos shorten them to show expiry without waiting hours.
     upload_slot_lifetime: int = 7200
     idempotency_window: int = 86_400

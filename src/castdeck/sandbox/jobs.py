@@ -560,12 +560,23 @@ class JobRunner:
 
 
 def _worker_init() -> None:
-    """Workers leave Ctrl+C and SIGTERM to the server, which shuts them down in order."""
+    """Workers leave Ctrl+C and SIGTERM to the server, which shuts them down in order, and end
+    themselves when the server is gone (killed, crashed) instead of lingering as orphans."""
+    import os
     import signal
+    import threading
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "SIGTERM"):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+
+        def exit_with_parent() -> None:
+            parent.join()
+            os._exit(0)
+
+        threading.Thread(target=exit_with_parent, name="exit-with-parent", daemon=True).start()
 
 
 def _excerpt(text: str, limit: int = 240) -> str:
