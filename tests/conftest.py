@@ -18,6 +18,34 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
+def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> dict[str, Callable[[], Any]]:
+    """Async tests run on a qasync loop: the loop kind the app runs the client on."""
+    from PySide6.QtWidgets import QApplication
+
+    from castdeck.services.event_loop import new_event_loop
+
+    def qasync_loop() -> Any:
+        return new_event_loop(QApplication.instance() or QApplication([]))
+
+    return {"qasync": qasync_loop}
+
+
+@pytest.fixture(autouse=True)
+def _collect_garbage_between_tests() -> Iterator[None]:
+    """Free each test's closed qasync loop and its Qt objects before the next test runs.
+
+    Every async test gets a loop of its own. Without this, the Qt wrappers a closed loop leaves in
+    reference cycles were freed by the cyclic garbage collector at whatever moment it ran, often in
+    the middle of a later test's ``run_forever``, and the process died with a segmentation fault
+    whose place moved with the set of collected tests. Collecting here made every run pass. The
+    app itself creates one loop for its lifetime.
+    """
+    import gc
+
+    yield
+    gc.collect()
+
+
 DEMO_KEY = "sk_sandbox_demo"
 OTHER_KEY = "sk_sandbox_other"
 FREE_KEY = "sk_sandbox_free"

@@ -1,10 +1,5 @@
-"""The client on the loop the app uses (qasync), checked in a child process.
-
-Async client tests run on plain asyncio loops: in one long pytest process the qasync loop died
-with segmentation faults inside ``run_forever`` whose place moved with the set of collected tests
-(see the issue notes). Here the same calls run on a qasync loop in a process of their own, so a
-crash fails this test with its output instead of ending the whole run.
-"""
+"""The client on the loop the app uses (qasync): in the test process, and in a child process
+built exactly as the app builds its loop, so a crash there shows its output instead of ending the run."""
 
 from __future__ import annotations
 

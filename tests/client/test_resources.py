@@ -1,4 +1,4 @@
-"""Every public method of the client against a real sandbox over loopback (asyncio loop; see test_client_smoke for qasync).
+"""Every public method of the client against a real sandbox over loopback, on the qasync loop.
 
 Each answer is compared with the same endpoint read by a plain httpx client (the ground truth), so
 nothing here is a hard-coded result. The module runs its own sandbox (seeded like the session one)
