@@ -54,6 +54,11 @@ def promote_due(sandbox: Sandbox, record: Record) -> None:
             sandbox.db.save(record)
 
 
+def requested_episode(request: Request) -> Record:
+    """The episode named by the path, when it belongs to the caller's organization (else 404/400)."""
+    return owned(sandbox_of(request).db, "episode", uuid_param(request, "episode_id"), org_of(request))
+
+
 def present_episode(sandbox: Sandbox, record: Record) -> dict[str, Any]:
     promote_due(sandbox, record)
     data = dict(record.data)
@@ -173,7 +178,7 @@ async def create_episode(request: Request) -> Response:
 )
 async def get_episode(request: Request) -> Response:
     sandbox = sandbox_of(request)
-    record = owned(sandbox.db, "episode", uuid_param(request, "episode_id"), org_of(request))
+    record = requested_episode(request)
     headers = {}
     generation = record.data.get("generation") or {}
     if generation.get("state") == "generating":
@@ -193,7 +198,7 @@ async def get_episode(request: Request) -> Response:
 )
 async def update_episode(request: Request) -> Response:
     sandbox = sandbox_of(request)
-    record = owned(sandbox.db, "episode", uuid_param(request, "episode_id"), org_of(request))
+    record = requested_episode(request)
     payload = validate(EpisodeUpdate, await json_body(request, accept=PATCH_TYPES))
     # read again after awaiting the body: a generation job may have changed the record meanwhile
     record = owned(sandbox.db, "episode", record.id, org_of(request))
@@ -217,7 +222,7 @@ async def update_episode(request: Request) -> Response:
 )
 async def delete_episode(request: Request) -> Response:
     sandbox = sandbox_of(request)
-    record = owned(sandbox.db, "episode", uuid_param(request, "episode_id"), org_of(request))
+    record = requested_episode(request)
     if (record.data.get("generation") or {}).get("state") == "generating":
         raise ApiProblem(
             422,
@@ -248,7 +253,7 @@ async def delete_episode(request: Request) -> Response:
 )
 async def publish_episode(request: Request) -> Response:
     sandbox = sandbox_of(request)
-    record = owned(sandbox.db, "episode", uuid_param(request, "episode_id"), org_of(request))
+    record = requested_episode(request)
     body = await json_body(request, optional=True)
     payload = validate(PublishInput, {} if body is None else body)
     record = owned(sandbox.db, "episode", record.id, org_of(request))  # fresh after the await
@@ -297,7 +302,7 @@ async def publish_episode(request: Request) -> Response:
 )
 async def unpublish_episode(request: Request) -> Response:
     sandbox = sandbox_of(request)
-    record = owned(sandbox.db, "episode", uuid_param(request, "episode_id"), org_of(request))
+    record = requested_episode(request)
     promote_due(sandbox, record)
     if record.data.get("status") not in ("published", "scheduled"):
         raise ApiProblem(
@@ -322,7 +327,7 @@ async def unpublish_episode(request: Request) -> Response:
 )
 async def upload_episode_image(request: Request) -> Response:
     sandbox = sandbox_of(request)
-    record = owned(sandbox.db, "episode", uuid_param(request, "episode_id"), org_of(request))
+    record = requested_episode(request)
     mime = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if mime not in IMAGE_TYPES:
         raise ApiProblem(415, "Send the image as image/jpeg, image/png or image/webp.")
@@ -398,7 +403,7 @@ def _cue(words: list[list[Any]], speakers: list[dict[str, Any]]) -> tuple[float,
 )
 async def episode_timestamps(request: Request) -> Response:
     sandbox = sandbox_of(request)
-    record = owned(sandbox.db, "episode", uuid_param(request, "episode_id"), org_of(request))
+    record = requested_episode(request)
     fmt = request.query_params.get("format", "json").lower()
     if fmt not in ("json", "srt", "vtt"):
         raise field_problem("format", "must be json, srt or vtt")
@@ -439,7 +444,6 @@ async def episode_timestamps(request: Request) -> Response:
     response=EpisodeAnalytics,
 )
 async def episode_analytics(request: Request) -> Response:
-    sandbox = sandbox_of(request)
-    record = owned(sandbox.db, "episode", uuid_param(request, "episode_id"), org_of(request))
+    record = requested_episode(request)
     numbers = episode_analytics_numbers(record)
     return data_response({"episode_id": record.id, "as_of": now_iso(), "complete": True, **numbers})
