@@ -1,0 +1,111 @@
+"""One list of one resource for an item model: pages from the service, or the cache when offline.
+
+``ListFeed.next_page()`` returns the next page. Every page read is stored in the cache (the first
+page replaces what was cached for this list). When the service cannot be reached, the feed answers
+with what was cached for the list, marked offline, and stops paging until it is reset.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from castdeck.api import APIConnectionError, Client
+from castdeck.api.pagination import AsyncPaginator, Page
+
+from .session import Session
+
+__all__ = ["FeedPage", "ListFeed"]
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class FeedPage(Generic[M]):
+    items: list[M]
+    has_more: bool
+    offline: bool = False
+    cached_at: float | None = None  # when the cached copy was read from the service
+
+
+class ListFeed(Generic[M]):
+    def __init__(
+        self,
+        session: Session,
+        kind: str,
+        list_key: str,
+        open_list: Callable[[Client], AsyncPaginator[M]],
+        model: type[M],
+    ) -> None:
+        self.session = session
+        self.kind = kind
+        self.list_key = list_key
+        self._open_list = open_list
+        self._model = model
+        self._pages: AsyncIterator[Page[M]] | None = None
+        self._next_url: str | None = None
+        self._offset = 0
+        self._done = False
+
+    @property
+    def has_more(self) -> bool:
+        return not self._done
+
+    async def next_page(self) -> FeedPage[M]:
+        if self._done:
+            return FeedPage([], has_more=False)
+        if self._pages is None:
+            paginator = self._open_list(self.session.client)
+            self._pages = paginator.pages(self._next_url)
+        try:
+            page = await self.session.guard(anext(self._pages))
+        except StopAsyncIteration:
+            self._done = True
+            return FeedPage([], has_more=False)
+        except APIConnectionError:
+            await self._drop_pages()
+            if self._offset == 0:
+                return await self._from_cache()
+            raise
+        except BaseException:
+            await self._drop_pages()
+            raise
+        records = [item.model_dump(mode="json") for item in page.items]
+        last = not page.has_more
+        await self.session.cache_page(self.list_key, self.kind, records, offset=self._offset, last=last)
+        self._offset += len(page.items)
+        self._next_url = page.next_url
+        if last:
+            self._done = True
+            await self._drop_pages()
+        return FeedPage(page.items, has_more=not last)
+
+    async def _from_cache(self) -> FeedPage[M]:
+        cached = await self.session.cached_list(self.list_key)
+        self._done = True
+        if cached is None:
+            return FeedPage([], has_more=False, offline=True)
+        items: list[M] = []
+        for record in cached.items:
+            with contextlib.suppress(ValidationError):
+                items.append(self._model.model_validate(record))
+        return FeedPage(items, has_more=False, offline=True, cached_at=cached.seen_at)
+
+    async def _drop_pages(self) -> None:
+        pages, self._pages = self._pages, None
+        if pages is not None and hasattr(pages, "aclose"):
+            with contextlib.suppress(Exception):
+                await pages.aclose()
+
+    async def close(self) -> None:
+        await self._drop_pages()
+
+
+def list_key(kind: str, **filters: Any) -> str:
+    """The cache key of a list with its server-side filters."""
+    shown = "&".join(f"{k}={v}" for k, v in sorted(filters.items()) if v not in (None, ""))
+    return f"{kind}?{shown}" if shown else kind

@@ -1,0 +1,221 @@
+"""The connection to one service profile: the client, the account, online/offline state, the cache.
+
+Every request the UI makes goes through :meth:`Session.guard`, which counts requests in flight (the
+status bar's activity), notices when the service cannot be reached (the app goes offline and
+probes until it returns) and refreshes the balance after writes. Cache reads and writes run on one
+worker thread so the UI thread never waits on the disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from enum import StrEnum
+from typing import Any, TypeVar
+
+from PySide6.QtCore import QObject, Signal
+
+from castdeck.api import (
+    APIConnectionError,
+    Client,
+    ForbiddenError,
+    UnauthorizedError,
+)
+from castdeck.api.models import Account
+from castdeck.store.cache import Cache, CachedList
+
+from .profiles import Profile
+from .tasks import tasks
+
+__all__ = ["ConnectionState", "Session"]
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+PROBE_DELAYS = (1.0, 2.0, 3.0, 5.0, 8.0, 10.0)
+"""Seconds between reconnection probes while offline (the last one repeats)."""
+
+
+class ConnectionState(StrEnum):
+    CONNECTING = "connecting"
+    ONLINE = "online"
+    OFFLINE = "offline"
+    REJECTED = "rejected"  # the key was refused (401/403)
+
+
+class Session(QObject):
+    stateChanged = Signal(str)
+    accountChanged = Signal(object)
+    activityChanged = Signal(int)
+    reconnected = Signal()
+
+    def __init__(
+        self,
+        profile: Profile,
+        api_key: str,
+        cache: Cache,
+        *,
+        client_factory: Callable[[str, str], Client] | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.profile = profile
+        self.cache = cache
+        self._api_key = api_key
+        self._client_factory = client_factory or (
+            lambda url, key: Client(url, key, timeout=20.0, max_retries=2)
+        )
+        self._client = self._client_factory(profile.base_url, api_key)
+        self._state = ConnectionState.CONNECTING
+        self._state_detail = ""
+        self._account: Account | None = None
+        self._in_flight = 0
+        self._probe: asyncio.Task[None] | None = None
+        self._disk = ThreadPoolExecutor(max_workers=1, thread_name_prefix="castdeck-cache")
+        self._closed = False
+
+    def __repr__(self) -> str:  # the key never appears
+        return f"Session({self.profile.name!r}, {self.profile.base_url!r})"
+
+    # --- state ---------------------------------------------------------------------------------------------
+
+    @property
+    def client(self) -> Client:
+        return self._client
+
+    @property
+    def state(self) -> ConnectionState:
+        return self._state
+
+    @property
+    def state_detail(self) -> str:
+        return self._state_detail
+
+    @property
+    def online(self) -> bool:
+        return self._state is ConnectionState.ONLINE
+
+    @property
+    def account(self) -> Account | None:
+        return self._account
+
+    @property
+    def in_flight(self) -> int:
+        return self._in_flight
+
+    @property
+    def write_block_reason(self) -> str | None:
+        """Why writing is not possible now, or ``None`` when it is."""
+        if self._state is ConnectionState.ONLINE:
+            return None
+        if self._state is ConnectionState.OFFLINE:
+            return "Offline: the service cannot be reached. Changes are possible again once it returns."
+        if self._state is ConnectionState.REJECTED:
+            return f"The service refused the API key: {self._state_detail}"
+        return "Connecting to the service…"
+
+    def _set_state(self, state: ConnectionState, detail: str = "") -> None:
+        changed = state is not self._state or detail != self._state_detail
+        was_offline = self._state is ConnectionState.OFFLINE
+        self._state, self._state_detail = state, detail
+        if changed:
+            log.info("connection %s %s", state.value, detail)
+            self.stateChanged.emit(state.value)
+        if state is ConnectionState.ONLINE and was_offline:
+            self.reconnected.emit()
+
+    def rebind(self, base_url: str) -> None:
+        """Point the session at a new address (the sandbox restarted on another port)."""
+        old = self._client
+        self.profile = Profile(self.profile.name, base_url, sandbox=self.profile.sandbox)
+        self._client = self._client_factory(base_url, self._api_key)
+        tasks.start(old.aclose(), name="close old client")
+        self._set_state(ConnectionState.CONNECTING)
+
+    # --- requests ------------------------------------------------------------------------------------------
+
+    async def guard(self, work: Awaitable[T], *, write: bool = False) -> T:
+        """Await one request (or a few): counts activity, and notices the service going away."""
+        self._in_flight += 1
+        self.activityChanged.emit(self._in_flight)
+        try:
+            result = await work
+        except APIConnectionError as error:
+            self.went_offline(str(error))
+            raise
+        except (UnauthorizedError, ForbiddenError) as error:
+            self._set_state(ConnectionState.REJECTED, error.detail or error.title)
+            raise
+        finally:
+            self._in_flight -= 1
+            self.activityChanged.emit(self._in_flight)
+        if self._state is not ConnectionState.ONLINE and not self._closed:
+            self._set_state(ConnectionState.ONLINE)
+        if write:
+            tasks.start(self.refresh_account(), name="refresh balance")
+        return result
+
+    async def call(self, fn: Callable[[Client], Awaitable[T]], *, write: bool = False) -> T:
+        return await self.guard(fn(self._client), write=write)
+
+    async def connect(self) -> Account:
+        """The first request: reads the account (which proves the key)."""
+        self._set_state(ConnectionState.CONNECTING)
+        return await self.refresh_account()
+
+    async def refresh_account(self) -> Account:
+        account = await self.guard(self._client.account.get())
+        self._account = account
+        self.accountChanged.emit(account)
+        return account
+
+    def went_offline(self, detail: str = "") -> None:
+        if self._closed:
+            return
+        self._set_state(ConnectionState.OFFLINE, detail)
+        if self._probe is None or self._probe.done():
+            self._probe = tasks.start(self._probe_until_back(), name="reconnect")
+
+    async def _probe_until_back(self) -> None:
+        attempt = 0
+        while not self._closed and self._state is ConnectionState.OFFLINE:
+            await asyncio.sleep(PROBE_DELAYS[min(attempt, len(PROBE_DELAYS) - 1)])
+            attempt += 1
+            with contextlib.suppress(APIConnectionError):
+                await self.refresh_account()
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._probe is not None and not self._probe.done():
+            self._probe.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._probe
+        await self._client.aclose()
+        self._disk.shutdown(wait=True)
+
+    # --- cache (on the worker thread) ------------------------------------------------------------------------
+
+    async def on_disk(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._disk, fn, *args)
+
+    async def cache_page(
+        self, list_key: str, kind: str, records: list[dict[str, Any]], *, offset: int, last: bool
+    ) -> None:
+        await self.on_disk(
+            lambda: self.cache.put_page(self.profile.name, list_key, kind, records, offset=offset, last=last)
+        )
+
+    async def cache_record(self, kind: str, record: dict[str, Any]) -> None:
+        await self.on_disk(self.cache.put, self.profile.name, kind, record)
+
+    async def uncache_record(self, kind: str, record_id: str) -> None:
+        await self.on_disk(self.cache.delete, self.profile.name, kind, record_id)
+
+    async def cached_list(self, list_key: str) -> CachedList | None:
+        return await self.on_disk(self.cache.get_list, self.profile.name, list_key)
+
+    async def cached_record(self, kind: str, record_id: str) -> dict[str, Any] | None:
+        return await self.on_disk(self.cache.get, self.profile.name, kind, record_id)

@@ -1,0 +1,230 @@
+"""The main window: navigation sidebar, one pane per resource, the status bar, and the jobs dock."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from castdeck.services.session import Session
+
+from .pane import ResourcePane
+from .panes import PANES, PaneSpec
+from .status import StatusBar
+from .widgets import Banner
+
+__all__ = ["MainWindow"]
+
+
+class MainWindow(QMainWindow):
+    closing = Signal()
+    restartSandboxRequested = Signal()
+    switchProfileRequested = Signal()
+
+    def __init__(
+        self, session: Session, parent: QWidget | None = None, *, panes: list[PaneSpec] | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("main_window")
+        self.resize(1280, 800)
+        self.setMinimumSize(QSize(900, 560))
+        self._specs = panes or PANES
+        self.session: Session | None = None
+        self.panes: list[QWidget] = []
+
+        central = QWidget(self)
+        outer = QVBoxLayout(central)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(0)
+        self.sandbox_strip = QLabel(central)
+        self.sandbox_strip.setObjectName("sandbox_strip")
+        self.sandbox_strip.setAccessibleName("Sandbox")
+        self.sandbox_strip.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.sandbox_strip.setStyleSheet(
+            "QLabel#sandbox_strip { background: #f9a825; color: #000; font-weight: bold; padding: 3px; }"
+        )
+        self.sandbox_strip.hide()
+        outer.addWidget(self.sandbox_strip)
+        self.banner = Banner(central)
+        outer.addWidget(self.banner)
+        self.restart_button = QPushButton("Restart sandbox", self.banner)
+        self.restart_button.setAccessibleName("Restart sandbox")
+        self.restart_button.clicked.connect(self.restartSandboxRequested.emit)
+        self.banner.layout().insertWidget(1, self.restart_button)
+        self.restart_button.hide()
+
+        body = QHBoxLayout()
+        body.setContentsMargins(0, 0, 0, 0)
+        body.setSpacing(0)
+        self.sidebar = QListWidget(central)
+        self.sidebar.setObjectName("sidebar")
+        self.sidebar.setAccessibleName("Navigation")
+        self.sidebar.setFixedWidth(180)
+        self.sidebar.setSpacing(1)
+        self.sidebar.setStyleSheet("QListWidget#sidebar { border: none; padding-top: 6px; font-size: 11pt; }"
+                                   "QListWidget#sidebar::item { padding: 6px 10px; }")  # fmt: skip
+        self.stack = QStackedWidget(central)
+        body.addWidget(self.sidebar)
+        body.addWidget(self.stack, 1)
+        outer.addLayout(body, 1)
+        self.setCentralWidget(central)
+        self.sidebar.currentRowChanged.connect(self._switch)
+
+        self.status = StatusBar(self)
+        self.setStatusBar(self.status)
+
+        self.jobs_dock = QDockWidget("Jobs", self)
+        self.jobs_dock.setObjectName("jobs_dock")
+        self.jobs_dock.setAccessibleName("Jobs")
+        placeholder = QLabel(
+            "Generations and uploads you start will appear here as job cards.", self.jobs_dock
+        )
+        placeholder.setWordWrap(True)
+        placeholder.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        placeholder.setMargin(10)
+        placeholder.setStyleSheet("color: palette(mid);")
+        self.jobs_dock.setWidget(placeholder)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.jobs_dock)
+        self.jobs_dock.hide()
+
+        self._build_actions()
+        self.set_session(session)
+
+    # --- panes ---------------------------------------------------------------------------------------------
+
+    def set_session(self, session: Session) -> None:
+        """Show a (new) connection: panes are built anew for it."""
+        current = max(self.sidebar.currentRow(), 0)
+        for pane in self.panes:
+            self.stack.removeWidget(pane)
+            pane.deleteLater()
+        self.panes = []
+        self.sidebar.clear()
+        self.session = session
+        for number, spec in enumerate(self._specs, start=1):
+            pane = spec.factory(session, self)
+            self.panes.append(pane)
+            self.stack.addWidget(pane)
+            shortcut = f"Ctrl+{number % 10}" if number <= 10 else ""
+            item = QListWidgetItem(spec.title)
+            item.setToolTip(f"{spec.title} ({shortcut})" if shortcut else spec.title)
+            item.setData(Qt.ItemDataRole.AccessibleTextRole, spec.title)
+            self.sidebar.addItem(item)
+        self.status.bind(session)
+        sandbox = session.profile.sandbox
+        self.sandbox_strip.setVisible(sandbox)
+        self.sandbox_strip.setText(
+            "SANDBOX — the embedded local service with demo data; nothing here reaches the real service"
+        )
+        title = f"Castdeck — {session.profile.name}"
+        self.setWindowTitle(
+            title + (" (Sandbox)" if sandbox and "Sandbox" not in session.profile.name else "")
+        )
+        self.sidebar.setCurrentRow(min(current, len(self.panes) - 1))
+        self._switch(self.sidebar.currentRow())
+
+    def pane(self, title: str) -> Any:
+        for spec, pane in zip(self._specs, self.panes, strict=True):
+            if spec.title == title:
+                return pane
+        raise KeyError(title)
+
+    def show_pane(self, title: str) -> Any:
+        for row, spec in enumerate(self._specs):
+            if spec.title == title:
+                self.sidebar.setCurrentRow(row)
+                return self.panes[row]
+        raise KeyError(title)
+
+    def current_pane(self) -> QWidget | None:
+        return self.stack.currentWidget()
+
+    def _switch(self, row: int) -> None:
+        if 0 <= row < len(self.panes):
+            self.stack.setCurrentIndex(row)
+            pane = self.panes[row]
+            activate = getattr(pane, "activate", None)
+            if callable(activate):
+                activate()
+
+    # --- actions -------------------------------------------------------------------------------------------
+
+    def _build_actions(self) -> None:
+        menu = self.menuBar()
+        file_menu = menu.addMenu("&File")
+        go_menu = menu.addMenu("&Go")
+        view_menu = menu.addMenu("&View")
+        self.actions_by_name: dict[str, QAction] = {}
+
+        def action(name: str, text: str, shortcut: QKeySequence | str | None, slot: Callable[[], Any],
+                   menu_: Any) -> QAction:  # fmt: skip
+            act = QAction(text, self)
+            if shortcut:
+                act.setShortcut(QKeySequence(shortcut))
+            act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            act.triggered.connect(lambda _checked=False: slot())
+            menu_.addAction(act)
+            self.addAction(act)
+            self.actions_by_name[name] = act
+            return act
+
+        action("new", "&New item", QKeySequence.StandardKey.New, self._new_item, file_menu)
+        action("refresh", "&Refresh", "F5", self._refresh, file_menu)
+        action("filter", "&Filter", QKeySequence.StandardKey.Find, self._filter, file_menu)
+        file_menu.addSeparator()
+        action(
+            "switch_profile", "Switch &profile…", "Ctrl+Shift+P", self.switchProfileRequested.emit, file_menu
+        )
+        file_menu.addSeparator()
+        action("quit", "&Quit", QKeySequence.StandardKey.Quit, self.close, file_menu)
+        for number, spec in enumerate(self._specs[:10], start=1):
+            action(f"go{number}", spec.title, f"Ctrl+{number % 10}",
+                   lambda row=number - 1: self.sidebar.setCurrentRow(row), go_menu)  # fmt: skip
+        toggle = self.jobs_dock.toggleViewAction()
+        toggle.setShortcut(QKeySequence("Ctrl+J"))
+        view_menu.addAction(toggle)
+
+    def _new_item(self) -> None:
+        pane = self.current_pane()
+        if (
+            isinstance(pane, ResourcePane) and pane.new_button is not None and pane.new_button.isEnabled()
+        ) or (hasattr(pane, "new_item") and not isinstance(pane, ResourcePane)):
+            pane.new_item()
+
+    def _refresh(self) -> None:
+        pane = self.current_pane()
+        if hasattr(pane, "refresh"):
+            pane.refresh()
+
+    def _filter(self) -> None:
+        pane = self.current_pane()
+        if hasattr(pane, "focus_filter"):
+            pane.focus_filter()
+
+    # --- sandbox -------------------------------------------------------------------------------------------
+
+    def sandbox_crashed(self, message: str) -> None:
+        self.banner.show_message(message + " Restart it to go on; your sandbox data is kept.", kind="error")
+        self.restart_button.show()
+
+    def sandbox_restarted(self) -> None:
+        self.restart_button.hide()
+        self.banner.hide()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.closing.emit()
+        super().closeEvent(event)

@@ -1,0 +1,113 @@
+"""Account: the organization, its plan, the credit balance and what things cost."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from castdeck.api.models import Account
+from castdeck.api.models.limits import (
+    CREDITS_PER_IMAGE,
+    CREDITS_PER_NARRATION_MINUTE,
+    CREDITS_PER_VIDEO_CLIP,
+)
+from castdeck.services.session import Session
+from castdeck.services.tasks import tasks
+
+from ..status import format_credits
+from ..widgets import Banner
+
+__all__ = ["AccountPane"]
+
+
+class AccountPane(QWidget):
+    title = "Account"
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.setAccessibleName("Account")
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(8, 8, 8, 8)
+        header = QHBoxLayout()
+        heading = QLabel("Account", self)
+        font = heading.font()
+        font.setPointSizeF(font.pointSizeF() * 1.5)
+        font.setBold(True)
+        heading.setFont(font)
+        header.addWidget(heading)
+        header.addStretch(1)
+        self.refresh_button = QPushButton("Refresh", self)
+        self.refresh_button.setAccessibleName("Refresh account")
+        self.refresh_button.clicked.connect(self.refresh)
+        header.addWidget(self.refresh_button)
+        outer.addLayout(header)
+        self.banner = Banner(self)
+        outer.addWidget(self.banner)
+
+        account_box = QGroupBox("Organization", self)
+        form = QFormLayout(account_box)
+        self.organization = QLabel("—", account_box)
+        self.organization.setAccessibleName("Organization")
+        self.plan = QLabel("—", account_box)
+        self.plan.setAccessibleName("Plan")
+        self.balance = QLabel("—", account_box)
+        self.balance.setAccessibleName("Credit balance")
+        bold = self.balance.font()
+        bold.setPointSizeF(bold.pointSizeF() * 1.3)
+        bold.setBold(True)
+        self.balance.setFont(bold)
+        self.service = QLabel(session.profile.base_url, account_box)
+        self.service.setAccessibleName("Service address")
+        self.checked = QLabel("—", account_box)
+        self.checked.setAccessibleName("Last checked")
+        form.addRow("Organization", self.organization)
+        form.addRow("Plan", self.plan)
+        form.addRow("Credit balance", self.balance)
+        form.addRow("Service", self.service)
+        form.addRow("Last checked", self.checked)
+        outer.addWidget(account_box)
+
+        rates = QGroupBox("Credit rates", self)
+        rates_form = QFormLayout(rates)
+        for label, value in (
+            ("Narration", f"{CREDITS_PER_NARRATION_MINUTE} credits per minute"),
+            ("Generated image", f"{CREDITS_PER_IMAGE} credits each"),
+            ("Generated video clip", f"{CREDITS_PER_VIDEO_CLIP} credits each"),
+            ("Rendering audio and video", "free"),
+        ):
+            shown = QLabel(value, rates)
+            shown.setAccessibleName(label)
+            rates_form.addRow(label, shown)
+        note = QLabel(
+            "Generation holds the credits it may use when it starts and settles the real cost when it ends.",
+            rates,
+        )
+        note.setWordWrap(True)
+        note.setStyleSheet("color: palette(mid);")
+        rates_form.addRow(note)
+        outer.addWidget(rates)
+        outer.addStretch(1)
+
+        session.accountChanged.connect(self._show)
+        self._show(session.account)
+
+    def activate(self) -> None:
+        if self.session.account is None:
+            self.refresh()
+
+    def refresh(self) -> None:
+        self.banner.hide()
+        tasks.start(
+            self.session.refresh_account(),
+            on_error=lambda e: self.banner.show_error(e, "Could not read the account"),
+        )
+
+    def _show(self, account: Account | None) -> None:
+        if account is None:
+            return
+        self.organization.setText(account.organization_id)
+        self.plan.setText(account.plan.capitalize())
+        self.balance.setText(f"{format_credits(account.credits.balance)} credits")
+        self.checked.setText(time.strftime("%H:%M:%S"))

@@ -1,0 +1,243 @@
+"""``ResourceTableModel``: a lazily paged table of one resource list, and the proxy that sorts and
+filters it.
+
+Rows arrive page by page: the view asks ``canFetchMore``/``fetchMore`` when it scrolls near the end,
+and the model reads the next page from its :class:`~castdeck.services.listing.ListFeed` on the
+event loop. Ten thousand rows cost what the rows on screen cost to paint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
+
+from castdeck.api import CastdeckError
+from castdeck.services.listing import ListFeed
+from castdeck.services.tasks import tasks
+
+__all__ = ["Column", "ResourceFilterProxy", "ResourceTableModel", "format_time"]
+
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+ITEM_ROLE = Qt.ItemDataRole.UserRole
+AnyIndex = QModelIndex | QPersistentModelIndex
+
+
+def format_time(value: str | None) -> str:
+    """An ISO 8601 timestamp from the service in the user's local time, or the text as sent."""
+    if not value:
+        return ""
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return value
+    if moment.tzinfo is not None:
+        moment = moment.astimezone()
+    return moment.strftime("%Y-%m-%d %H:%M")
+
+
+@dataclass(frozen=True)
+class Column:
+    title: str
+    value: Callable[[Any], Any]
+    sort_key: Callable[[Any], Any] | None = None
+    tooltip: Callable[[Any], str | None] | None = None
+    align_right: bool = False
+
+
+class ResourceTableModel(QAbstractTableModel):
+    loadingChanged = Signal(bool)
+    offlineChanged = Signal(bool)
+    pageLoaded = Signal(int)  # rows added
+    loadFailed = Signal(object)  # CastdeckError
+
+    def __init__(self, columns: list[Column], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._columns = columns
+        self._items: list[Any] = []
+        self._ids: dict[str, int] = {}
+        self._feed: ListFeed[Any] | None = None
+        self._loading: asyncio.Task[None] | None = None
+        self._has_more = False
+        self.offline = False
+        self.cached_at: float | None = None
+
+    # --- Qt model interface --------------------------------------------------------------------------------
+
+    def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(self._items)
+
+    def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._columns)
+
+    def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not (0 <= index.row() < len(self._items)):
+            return None
+        item = self._items[index.row()]
+        column = self._columns[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            value = column.value(item)
+            return "" if value is None else str(value)
+        if role == SORT_ROLE:
+            key = (column.sort_key or column.value)(item)
+            return "" if key is None else key
+        if role == ITEM_ROLE:
+            return item
+        if role == Qt.ItemDataRole.ToolTipRole and column.tooltip is not None:
+            return column.tooltip(item)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column.align_right:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            if 0 <= section < len(self._columns):
+                return self._columns[section].title
+        return None
+
+    def canFetchMore(self, parent: AnyIndex = QModelIndex()) -> bool:  # noqa: B008
+        return not parent.isValid() and self._has_more and not self.loading
+
+    def fetchMore(self, parent: AnyIndex = QModelIndex()) -> None:  # noqa: B008
+        if self.canFetchMore(parent):
+            self._start_loading()
+
+    # --- loading -------------------------------------------------------------------------------------------
+
+    @property
+    def loading(self) -> bool:
+        return self._loading is not None and not self._loading.done()
+
+    @property
+    def items(self) -> list[Any]:
+        return list(self._items)
+
+    def set_feed(self, feed: ListFeed[Any] | None) -> None:
+        """Show a new list (after a filter change or a refresh): clears rows and reads the first page."""
+        if self._loading is not None and not self._loading.done():
+            self._loading.cancel()
+        old = self._feed
+        if old is not None:
+            tasks.start(old.close(), name="close feed")
+        self.beginResetModel()
+        self._items, self._ids = [], {}
+        self._feed = feed
+        self._has_more = feed is not None
+        self.endResetModel()
+        if feed is not None:
+            self._start_loading()
+
+    def _start_loading(self) -> None:
+        self._loading = tasks.start(self._load_page(), name="load page")
+        self.loadingChanged.emit(True)
+
+    async def _load_page(self) -> None:
+        feed = self._feed
+        if feed is None:
+            return
+        try:
+            page = await feed.next_page()
+        except CastdeckError as error:
+            if feed is self._feed:
+                self._has_more = False
+                self.loadFailed.emit(error)
+            return
+        finally:
+            if feed is self._feed:
+                asyncio.get_running_loop().call_soon(self.loadingChanged.emit, False)
+        if feed is not self._feed:
+            return
+        fresh = [item for item in page.items if str(item.id) not in self._ids]
+        if fresh:
+            first = len(self._items)
+            self.beginInsertRows(QModelIndex(), first, first + len(fresh) - 1)
+            for offset, item in enumerate(fresh):
+                self._ids[str(item.id)] = first + offset
+                self._items.append(item)
+            self.endInsertRows()
+        self._has_more = page.has_more
+        if page.offline != self.offline:
+            self.offline = page.offline
+            self.cached_at = page.cached_at
+            self.offlineChanged.emit(page.offline)
+        self.pageLoaded.emit(len(fresh))
+
+    async def wait_idle(self) -> None:
+        """Until the page being read has arrived (tests and benchmarks)."""
+        while self.loading:
+            assert self._loading is not None
+            await asyncio.wait({self._loading})
+            await asyncio.sleep(0)
+
+    async def load_all(self, limit: int = 100_000) -> None:
+        """Read every page (used where a picker needs the whole list, such as hosts or voices)."""
+        await self.wait_idle()
+        while self._has_more and len(self._items) < limit:
+            self._start_loading()
+            await self.wait_idle()
+
+    # --- edits from the UI ---------------------------------------------------------------------------------
+
+    def row_of(self, item_id: str) -> int:
+        return self._ids.get(str(item_id), -1)
+
+    def item(self, row: int) -> Any:
+        return self._items[row]
+
+    def upsert(self, item: Any, *, at_top: bool = True) -> int:
+        """Show a created or changed item without reloading the list; returns its row."""
+        row = self.row_of(str(item.id))
+        if row >= 0:
+            self._items[row] = item
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(self._columns) - 1))
+            return row
+        row = 0 if at_top else len(self._items)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self._items.insert(row, item)
+        self._reindex()
+        self.endInsertRows()
+        return row
+
+    def remove(self, item_id: str) -> None:
+        row = self.row_of(item_id)
+        if row < 0:
+            return
+        self.beginRemoveRows(QModelIndex(), row, row)
+        del self._items[row]
+        self._reindex()
+        self.endRemoveRows()
+
+    def _reindex(self) -> None:
+        self._ids = {str(item.id): i for i, item in enumerate(self._items)}
+
+
+class ResourceFilterProxy(QSortFilterProxyModel):
+    """Sorts by each column's sort key and filters on any column's text (case-insensitive)."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.setSortRole(SORT_ROLE)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.setFilterKeyColumn(-1)
+        self.setSortCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+
+    def lessThan(self, left: AnyIndex, right: AnyIndex) -> bool:
+        a, b = left.data(SORT_ROLE), right.data(SORT_ROLE)
+        try:
+            return bool(a < b)
+        except TypeError:
+            return str(a) < str(b)

@@ -1,0 +1,84 @@
+"""The status bar: connection state, organization, plan, credit balance and network activity."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
+
+from castdeck.api.models import Account
+from castdeck.services.session import ConnectionState, Session
+
+__all__ = ["StatusBar", "format_credits"]
+
+STATE_TEXT = {
+    ConnectionState.CONNECTING: ("Connecting…", "#b26a00"),
+    ConnectionState.ONLINE: ("Online", "#2e7d32"),
+    ConnectionState.OFFLINE: ("Offline — reconnecting", "#c62828"),
+    ConnectionState.REJECTED: ("Key refused", "#c62828"),
+}
+
+
+def format_credits(value: float | int | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
+
+
+class StatusBar(QStatusBar):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setAccessibleName("Status")
+        self.connection = QLabel(self)
+        self.connection.setAccessibleName("Connection state")
+        self.organization = QLabel(self)
+        self.organization.setAccessibleName("Organization")
+        self.plan = QLabel(self)
+        self.plan.setAccessibleName("Plan")
+        self.balance = QLabel(self)
+        self.balance.setAccessibleName("Credit balance")
+        self.activity = QProgressBar(self)
+        self.activity.setAccessibleName("Network activity")
+        self.activity.setMaximumWidth(90)
+        self.activity.setMaximumHeight(14)
+        self.activity.setTextVisible(False)
+        self.activity.setRange(0, 0)
+        self.activity.hide()
+        for widget in (self.connection, self.organization, self.plan, self.balance):
+            self.addPermanentWidget(widget)
+        self.addPermanentWidget(self.activity)
+        self.session: Session | None = None
+
+    def bind(self, session: Session) -> None:
+        if self.session is not None:
+            for signal, slot in ((self.session.stateChanged, self._state), (self.session.accountChanged, self._account),
+                                 (self.session.activityChanged, self._activity)):  # fmt: skip
+                try:
+                    signal.disconnect(slot)
+                except (RuntimeError, TypeError):
+                    pass
+        self.session = session
+        session.stateChanged.connect(self._state)
+        session.accountChanged.connect(self._account)
+        session.activityChanged.connect(self._activity)
+        self._state()
+        self._account(session.account)
+        self._activity(session.in_flight)
+
+    def _state(self, *_: object) -> None:
+        assert self.session is not None
+        text, color = STATE_TEXT[self.session.state]
+        self.connection.setText(f'<span style="color:{color}">●</span> {text}')
+        self.connection.setToolTip(self.session.state_detail or self.session.profile.base_url)
+
+    def _account(self, account: Account | None) -> None:
+        if account is None:
+            self.organization.setText("Organization: —")
+            self.plan.setText("Plan: —")
+            self.balance.setText("Credits: —")
+            return
+        self.organization.setText(f"Organization: {account.organization_id}")
+        self.plan.setText(f"Plan: {account.plan}")
+        self.balance.setText(f"Credits: {format_credits(account.credits.balance)}")
+
+    def _activity(self, in_flight: int) -> None:
+        self.activity.setVisible(in_flight > 0)
+        self.activity.setToolTip(f"{in_flight} request(s) in flight")

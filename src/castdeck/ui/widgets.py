@@ -1,0 +1,161 @@
+"""Small widgets every pane and dialog shares: the error banner, safe rich text, await-able dialogs."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QGuiApplication
+from PySide6.QtWidgets import (
+    QDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QTextBrowser,
+    QWidget,
+)
+
+from castdeck.api import ApiError, CastdeckError, InvalidResponseError
+
+__all__ = ["Banner", "SafeTextBrowser", "ask", "describe_error", "open_web_link", "run_dialog"]
+
+
+def describe_error(error: BaseException) -> tuple[str, str | None]:
+    """A message a creator can act on, and the request id to quote (when there is one)."""
+    request_id = getattr(error, "request_id", None)
+    if isinstance(error, ApiError):
+        text = error.detail or error.title or str(error)
+        if error.errors:
+            text += " (" + "; ".join(f"{e.field or 'request'}: {e.message}" for e in error.errors) + ")"
+        return f"{text} [HTTP {error.status}]", request_id
+    if isinstance(error, InvalidResponseError):
+        return f"The service sent an answer Castdeck cannot read: {error}", request_id
+    if isinstance(error, CastdeckError):
+        return str(error), request_id
+    return f"Something went wrong: {error}", None
+
+
+class Banner(QFrame):
+    """A non-blocking message strip with an optional copyable request id and a close button."""
+
+    dismissed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("banner")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAccessibleName("Message")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 4, 4)
+        self.label = QLabel(self)
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(
+            self.label.textInteractionFlags() | self.label.textInteractionFlags().TextSelectableByMouse
+        )
+        self.copy_button = QPushButton("Copy request ID", self)
+        self.copy_button.setAccessibleName("Copy request ID")
+        self.copy_button.clicked.connect(self._copy)
+        self.close_button = QPushButton("Dismiss", self)
+        self.close_button.setAccessibleName("Dismiss message")
+        self.close_button.clicked.connect(self.dismiss)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.copy_button)
+        layout.addWidget(self.close_button)
+        self.request_id: str | None = None
+        self.kind = "info"
+        self.hide()
+
+    @property
+    def text(self) -> str:
+        return self.label.text()
+
+    def show_message(self, text: str, *, kind: str = "info", request_id: str | None = None) -> None:
+        self.kind = kind
+        self.request_id = request_id
+        shown = text + (f"\nRequest ID: {request_id}" if request_id else "")
+        self.label.setText(shown)
+        self.copy_button.setVisible(bool(request_id))
+        self.setProperty("kind", kind)
+        palette_colors = {"error": "#c62828", "warning": "#b26a00", "info": "#1565c0", "offline": "#6d4c41"}
+        color = palette_colors.get(kind, "#1565c0")
+        self.setStyleSheet(
+            f"QFrame#banner {{ border: 1px solid {color}; border-left: 4px solid {color}; border-radius: 3px; }}"
+        )
+        self.show()
+
+    def show_error(self, error: BaseException, context: str = "") -> None:
+        text, request_id = describe_error(error)
+        self.show_message(f"{context}: {text}" if context else text, kind="error", request_id=request_id)
+
+    def dismiss(self) -> None:
+        self.hide()
+        self.dismissed.emit()
+
+    def _copy(self) -> None:
+        if self.request_id:
+            QGuiApplication.clipboard().setText(self.request_id)
+
+
+class SafeTextBrowser(QTextBrowser):
+    """Shows text or HTML from the service without loading anything: no remote or local resources,
+    no scripts (Qt's rich text has none), links open in the browser only when they are http(s)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.anchorClicked.connect(open_web_link)
+
+    def loadResource(self, type: int, name: QUrl | str) -> Any:
+        return None
+
+    def set_service_text(self, text: str | None) -> None:
+        value = text or ""
+        if "<" in value and ">" in value:
+            self.setHtml(value)
+        else:
+            self.setPlainText(value)
+
+
+def open_web_link(url: QUrl | str) -> bool:
+    target = QUrl(url) if isinstance(url, str) else url
+    if target.scheme() not in ("http", "https"):
+        return False
+    return QDesktopServices.openUrl(target)
+
+
+async def run_dialog(dialog: QDialog) -> int:
+    """Show a dialog window-modally with ``open()`` and wait for its result (never ``exec()``)."""
+    future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+    def finished(result: int) -> None:
+        if not future.done():
+            future.set_result(result)
+
+    dialog.finished.connect(finished)
+    dialog.open()
+    try:
+        return await future
+    finally:
+        dialog.finished.disconnect(finished)
+
+
+async def ask(parent: QWidget, title: str, text: str, confirm: str, *, destructive: bool = True) -> bool:
+    """A confirmation question; True when the user confirms."""
+    box = QMessageBox(parent)
+    box.setWindowTitle(title)
+    box.setText(text)
+    box.setIcon(QMessageBox.Icon.Warning if destructive else QMessageBox.Icon.Question)
+    yes = box.addButton(
+        confirm, QMessageBox.ButtonRole.DestructiveRole if destructive else QMessageBox.ButtonRole.AcceptRole
+    )
+    no = box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(no)
+    box.setObjectName("confirm")
+    await run_dialog(box)
+    clicked = box.clickedButton()
+    box.deleteLater()
+    return clicked is yes

@@ -1,0 +1,119 @@
+"""GUI fixtures: real widgets (pytest-qt) on the app's qasync loop, talking to the real sandbox.
+
+Each test gets a fresh :class:`Session` (demo key, its own cache file), an in-memory keychain and
+its own QSettings. ``shot`` saves screenshots into ``artifacts/`` at the repository root.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import keyring
+import pytest
+import pytest_asyncio
+from keyring.backend import KeyringBackend
+from PySide6.QtCore import QCoreApplication, QSettings
+from PySide6.QtWidgets import QApplication, QWidget
+
+from castdeck.services.profiles import Profile
+from castdeck.services.session import Session
+from castdeck.services.tasks import tasks
+from castdeck.store.cache import Cache
+from tests.conftest import DEMO_KEY, RunningSandbox
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+
+
+class MemoryKeyring(KeyringBackend):
+    """A keychain that lives in memory, so tests never touch the machine's keychain."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.passwords: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.passwords.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.passwords[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.passwords.pop((service, username), None)
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture(autouse=True)
+def isolated_settings(tmp_path: Path, qapp: QApplication) -> Iterator[None]:
+    QCoreApplication.setOrganizationName("CastdeckTests")
+    QCoreApplication.setApplicationName("CastdeckTests")
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
+    yield
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Iterator[Cache]:
+    store = Cache(tmp_path / "cache.sqlite3")
+    yield store
+    store.close()
+
+
+async def open_session(base_url: str, cache: Cache, *, name: str = "Sandbox", key: str = DEMO_KEY,
+                       sandbox: bool = True) -> Session:  # fmt: skip
+    session = Session(Profile(name, base_url, sandbox=sandbox), key, cache)
+    await session.connect()
+    return session
+
+
+@pytest_asyncio.fixture
+async def session(sandbox: RunningSandbox, cache: Cache) -> AsyncIterator[Session]:
+    opened = await open_session(sandbox.base_url, cache)
+    yield opened
+    await settle()
+    await opened.close()
+
+
+async def settle() -> None:
+    """Cancel what the test left running (loads, probes) so nothing outlives it."""
+    await asyncio.sleep(0)
+    await tasks.cancel_all()
+
+
+async def until(predicate: Callable[[], Any], timeout: float = 30.0, interval: float = 0.02) -> Any:
+    """Await until ``predicate()`` is truthy (the loop keeps running: Qt events, requests)."""
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        await asyncio.sleep(interval)
+    raise AssertionError(f"condition not met within {timeout} s; last value: {last!r}")
+
+
+@pytest.fixture
+def shot() -> Callable[[QWidget, str], Path]:
+    """Save a screenshot of a widget into artifacts/<name>.png."""
+    ARTIFACTS.mkdir(exist_ok=True)
+
+    def save(widget: QWidget, name: str) -> Path:
+        QApplication.processEvents()
+        path = ARTIFACTS / f"{name}.png"
+        assert widget.grab().save(str(path)), path
+        return path
+
+    return save
