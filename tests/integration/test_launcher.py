@@ -1,7 +1,8 @@
-"""``castdeck --sandbox`` starts the embedded sandbox as a child process and stops it again."""
+"""``castdeck --sandbox`` opens the app on the embedded sandbox (a child process) and stops both."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -10,19 +11,15 @@ from pathlib import Path
 
 import httpx
 
-
-def test_castdeck_without_sandbox_says_what_to_run() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "castdeck"], capture_output=True, text=True, timeout=30, check=False
-    )
-    assert result.returncode == 1
-    assert "castdeck --sandbox" in result.stdout
+from tests.conftest import wait_for
 
 
-def test_castdeck_sandbox_runs_the_sandbox_until_interrupted(tmp_path: Path) -> None:
+def test_castdeck_sandbox_opens_the_app_and_stops_the_sandbox_with_it(tmp_path: Path) -> None:
     data = tmp_path / "data"
     process = subprocess.Popen(
         [sys.executable, "-m", "castdeck", "--sandbox", "--data", str(data), "--speed", "50"],
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_DATA_HOME": str(tmp_path / "xdg"),
+             "XDG_CONFIG_HOME": str(tmp_path / "config")},  # fmt: skip
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -40,6 +37,7 @@ def test_castdeck_sandbox_runs_the_sandbox_until_interrupted(tmp_path: Path) -> 
         assert account.status_code == 200
         assert account.json()["data"]["plan"] == "creator"
         assert (data / "sandbox.sqlite3").exists()
+        wait_for(lambda: (tmp_path / "xdg" / "castdeck" / "cache.sqlite3").exists(), timeout=20)
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=20) == 0
         try:

@@ -15,7 +15,26 @@ import keyring
 import keyring.errors
 from PySide6.QtCore import QSettings
 
-__all__ = ["ENV_PROFILE", "KeyStore", "Profile", "ProfileStore", "environment_profile"]
+from castdeck.api import (
+    APIConnectionError,
+    Client,
+    ForbiddenError,
+    InvalidResponseError,
+    NotFoundError,
+    UnauthorizedError,
+)
+from castdeck.api.models import Account
+
+__all__ = [
+    "ENV_PROFILE",
+    "KeyStore",
+    "Profile",
+    "ProfileStore",
+    "check_address",
+    "check_key",
+    "environment_profile",
+    "key_problem",
+]
 
 log = logging.getLogger(__name__)
 
@@ -133,3 +152,47 @@ class KeyStore:
             keyring.delete_password(KEYRING_SERVICE, profile)
         except (keyring.errors.KeyringError, RuntimeError):
             pass
+
+
+def check_address(base_url: str, api_key: str) -> list[tuple[str, str]]:
+    """Problems with an address and a key before anything is sent: ``(field, message)`` pairs."""
+    from castdeck.api.transport import Transport
+
+    problems: list[tuple[str, str]] = []
+    try:
+        Transport(base_url.strip(), api_key.strip() or "x")
+    except ValueError as error:
+        problems.append(("base_url", str(error)))
+    key = api_key.strip()
+    if not key:
+        problems.append(("api_key", "the API key is required"))
+    elif any(c.isspace() or ord(c) < 32 for c in key):
+        problems.append(("api_key", "the API key contains spaces or control characters"))
+    return problems
+
+
+async def check_key(base_url: str, api_key: str) -> Account:
+    """Prove a key with ``GET /v1/account`` (before it is saved)."""
+    async with Client(base_url.strip().rstrip("/"), api_key.strip(), timeout=15.0, max_retries=1) as client:
+        return await client.account.get()
+
+
+def key_problem(error: Exception) -> tuple[str, str] | None:
+    """Which field a failed key check points at, and what to tell the user."""
+    if isinstance(error, UnauthorizedError):
+        return "api_key", (
+            "The service does not accept this key (401). Check that it was copied whole from the "
+            "API keys section of the studio's developer settings."
+        )
+    if isinstance(error, ForbiddenError):
+        return "api_key", (
+            "This key has no API access (403). API access needs the Creator plan or higher, and a "
+            "key from a member allowed to manage keys."
+        )
+    if isinstance(error, APIConnectionError):
+        return "base_url", f"The service cannot be reached at this address: {error}"
+    if isinstance(error, NotFoundError):
+        return "base_url", "This address answers, but not as the service (404 for /v1/account)."
+    if isinstance(error, InvalidResponseError):
+        return "base_url", f"This address does not answer as the service: {error}"
+    return None

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractSpinBox,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -97,7 +98,7 @@ class FormDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(title)
         self.setAccessibleName(title)
-        self.setMinimumWidth(520)
+        self.setMinimumWidth(560)
         self._submit = submit
         self.rows: dict[str, FieldRow] = {}
         self.result_value: Any = None
@@ -111,6 +112,12 @@ class FormDialog(QDialog):
         self.form = QFormLayout()
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         outer.addLayout(self.form, 1)
+        bottom = QHBoxLayout()
+        self.problem = QLabel(self)
+        self.problem.setAccessibleName("What to fix")
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet("color: palette(mid);")
+        bottom.addWidget(self.problem, 1)
         self.buttons = QDialogButtonBox(self)
         self.submit_button = QPushButton(submit_label, self)
         self.submit_button.setAccessibleName(submit_label)
@@ -120,7 +127,8 @@ class FormDialog(QDialog):
         cancel.setAccessibleName("Cancel")
         self.submit_button.clicked.connect(self.try_submit)
         cancel.clicked.connect(self.reject)
-        outer.addWidget(self.buttons)
+        bottom.addWidget(self.buttons)
+        outer.addLayout(bottom)
 
     # --- building ------------------------------------------------------------------------------------------
 
@@ -223,7 +231,15 @@ class FormDialog(QDialog):
         self.show_errors(errors, only_touched=not self._tried)
         ok = value is not None and not errors
         self.submit_button.setEnabled(ok and not self._submitting)
+        self.problem.setText("" if ok else f"To {self.submit_button.text().lower()}: {self._first_problem(errors)}")
         return ok
+
+    def _first_problem(self, errors: list[FieldError]) -> str:
+        if not errors:
+            return "complete the form"
+        error = errors[0]
+        row = self.row_for(error.field)
+        return f"{row.label if row else (error.field or 'input')} — {error.message}"
 
     def row_for(self, field: str) -> FieldRow | None:
         """The row an error path belongs to: ``host_ids.2`` → ``host_ids``, ``options.x`` → ``options.x``."""
@@ -250,7 +266,18 @@ class FormDialog(QDialog):
             messages = by_row.get(name)
             shown = messages if messages and (row.touched or not only_touched) else None
             row.set_error("; ".join(dict.fromkeys(shown)) if shown else None)
+        QTimer.singleShot(0, self.fit_height)
         return unplaced
+
+    def fit_height(self) -> None:
+        """Grow (never shrink) so inline messages never squeeze the rows together."""
+        layout = self.layout()
+        if layout is None:
+            return
+        needed = layout.heightForWidth(self.width()) if layout.hasHeightForWidth() else layout.sizeHint().height()
+        needed = max(needed, layout.minimumSize().height())
+        if needed > self.height():
+            self.resize(self.width(), needed)
 
     # --- submitting ----------------------------------------------------------------------------------------
 

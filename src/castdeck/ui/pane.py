@@ -192,6 +192,8 @@ class ResourcePane(QWidget):
     title = ""
     kind = ""
     new_label: str | None = None
+    page_size = 100
+    """Rows per request (the service allows 1..100); tests lower it to exercise paging."""
     selectionChangedItem = Signal(object)
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:

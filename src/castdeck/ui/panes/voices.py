@@ -85,10 +85,10 @@ class VoiceFilters(QWidget):
         }
 
 
-def voice_feed(session: Session, filters: dict[str, str | None]) -> ListFeed[Voice]:
+def voice_feed(session: Session, filters: dict[str, str | None], page_size: int = 100) -> ListFeed[Voice]:
     return ListFeed(
         session, "voice", list_key("voices", **filters),
-        lambda client: client.voices.list(limit=100, **filters), Voice,
+        lambda client: client.voices.list(limit=page_size, **filters), Voice,
     )  # fmt: skip
 
 
@@ -107,7 +107,7 @@ class VoicesPane(ResourcePane):
 
     def open_list(self) -> ListFeed[Voice]:
         filters = self.voice_filters.values() if hasattr(self, "voice_filters") else {}
-        return voice_feed(self.session, filters)
+        return voice_feed(self.session, filters, self.page_size)
 
     def show_item(self, item: Voice) -> None:
         self.details.show_facts(item.description or f"Voice {item.id}", voice_facts(item))

@@ -1,0 +1,233 @@
+"""The desktop app: QApplication, the qasync loop, the connection, the main window.
+
+    castdeck                      the last used profile, or the connect dialog
+    castdeck --sandbox            the embedded sandbox as a child process, with the demo key
+    castdeck --profile NAME       a saved profile
+    CASTDECK_BASE_URL and CASTDECK_API_KEY override both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import logging.handlers
+import signal
+import sys
+import traceback
+from pathlib import Path
+from types import TracebackType
+
+import platformdirs
+from PySide6.QtCore import QCoreApplication, Qt, QTimer
+from PySide6.QtGui import QGuiApplication, QIcon
+from PySide6.QtWidgets import QApplication
+
+from castdeck.api import CastdeckError
+from castdeck.services.event_loop import new_event_loop
+from castdeck.services.profiles import KeyStore, Profile, ProfileStore, environment_profile
+from castdeck.services.sandbox_process import SANDBOX_KEY, SandboxError, SandboxProcess
+from castdeck.services.session import Session
+from castdeck.services.tasks import tasks
+from castdeck.store.cache import Cache
+from castdeck.ui.connect_dialog import ConnectDialog, Connection
+from castdeck.ui.main_window import MainWindow
+from castdeck.ui.widgets import run_dialog
+
+__all__ = ["CastdeckApp", "main", "user_data_dir"]
+
+log = logging.getLogger("castdeck")
+RESOURCES = Path(__file__).resolve().parents[2] / "resources"
+
+
+def user_data_dir() -> Path:
+    """Where Castdeck keeps its data on this platform."""
+    return Path(platformdirs.user_data_dir("castdeck", appauthor=False))
+
+
+def _setup_logging(data_dir: Path) -> None:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    handler = logging.handlers.RotatingFileHandler(data_dir / "castdeck.log", maxBytes=2_000_000, backupCount=2)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    # httpx logs every request line at INFO; request lines carry no key, but keep the log quiet.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
+class CastdeckApp:
+    """Owns the connection, the sandbox child and the window for the app's lifetime."""
+
+    def __init__(self, args: argparse.Namespace, data_dir: Path) -> None:
+        self.args = args
+        self.data_dir = data_dir
+        self.cache = Cache(data_dir / "cache.sqlite3")
+        self.profiles = ProfileStore()
+        self.keys = KeyStore()
+        self.sandbox: SandboxProcess | None = None
+        self.session: Session | None = None
+        self.window: MainWindow | None = None
+        self.finished = asyncio.Event()
+        self._signal_timer: QTimer | None = None
+
+    # --- start ---------------------------------------------------------------------------------------------
+
+    async def run(self) -> int:
+        self._handle_signals()
+        try:
+            connection = await self._first_connection()
+        except SandboxError as error:
+            print(f"castdeck: {error}", file=sys.stderr)
+            return 1
+        if connection is None:
+            return 0
+        self._open_window(connection)
+        await self.finished.wait()
+        await self.shutdown()
+        return 0
+
+    def _handle_signals(self) -> None:
+        """Ctrl+C or a termination request closes the app as the window's close button does."""
+        loop = asyncio.get_running_loop()
+
+        def stop(_signum: int, _frame: object) -> None:
+            loop.call_soon_threadsafe(self._stop_requested)
+
+        for name in ("SIGINT", "SIGTERM"):
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), stop)
+        # Python runs signal handlers only between bytecodes: wake it while Qt waits for events.
+        self._signal_timer = QTimer()
+        self._signal_timer.start(250)
+        self._signal_timer.timeout.connect(lambda: None)
+
+    def _stop_requested(self) -> None:
+        if self.window is not None:
+            self.window.close()
+        self.finished.set()
+
+    async def _first_connection(self) -> Connection | None:
+        if self.args.sandbox:
+            self.sandbox = SandboxProcess(self.args.data or self.data_dir / "sandbox", speed=self.args.speed)
+            url = await self.sandbox.start()
+            print(f"Castdeck sandbox running at {url}", flush=True)
+            return Connection(Profile("Sandbox", url, sandbox=True), SANDBOX_KEY, None, False)
+        env = environment_profile()
+        if env is not None:
+            return Connection(env[0], env[1], None, False)
+        name = self.args.profile or self.profiles.last_used()
+        profile = self.profiles.get(name) if name else None
+        key = self.keys.get(profile.name) if profile else None
+        if profile is not None and key:
+            return Connection(profile, key, None, True)
+        return await self._ask_connection()
+
+    async def _ask_connection(self) -> Connection | None:
+        dialog = ConnectDialog(self.profiles, self.keys, self.window)
+        result = await run_dialog(dialog)
+        connection = dialog.result_value if result else None
+        dialog.deleteLater()
+        return connection
+
+    def _open_window(self, connection: Connection) -> None:
+        self.session = Session(connection.profile, connection.api_key, self.cache)
+        self.window = MainWindow(self.session)
+        self.window.closing.connect(self.finished.set)
+        self.window.switchProfileRequested.connect(lambda: tasks.start(self.switch_profile()))
+        self.window.restartSandboxRequested.connect(lambda: tasks.start(self.restart_sandbox()))
+        if self.sandbox is not None:
+            self.sandbox.crashed.connect(self._sandbox_crashed)
+        self.window.show()
+        tasks.start(self.session.connect(), on_error=self._connect_failed, name="connect")
+
+    def _connect_failed(self, error: CastdeckError) -> None:
+        if self.window is not None and self.session is not None and self.session.online is False:
+            self.window.banner.show_error(error, "Could not connect")
+
+    # --- while running -------------------------------------------------------------------------------------
+
+    async def switch_profile(self) -> None:
+        connection = await self._ask_connection()
+        if connection is None or self.window is None:
+            return
+        old = self.session
+        self.session = Session(connection.profile, connection.api_key, self.cache)
+        self.window.set_session(self.session)
+        tasks.start(self.session.connect(), on_error=self._connect_failed, name="connect")
+        if old is not None:
+            await old.close()
+
+    def _sandbox_crashed(self, message: str) -> None:
+        log.warning("%s", message)
+        if self.session is not None:
+            self.session.went_offline("the sandbox stopped")
+        if self.window is not None:
+            self.window.sandbox_crashed(message)
+
+    async def restart_sandbox(self) -> None:
+        if self.sandbox is None or self.window is None or self.session is None:
+            return
+        self.window.banner.show_message("Starting the sandbox again…", kind="info")
+        self.window.restart_button.hide()
+        try:
+            url = await self.sandbox.start()
+        except SandboxError as error:
+            self.window.sandbox_crashed(str(error))
+            return
+        self.session.rebind(url)
+        self.window.sandbox_restarted()
+        await self.session.refresh_account()
+        self.session.reconnected.emit()
+
+    async def shutdown(self) -> None:
+        if self._signal_timer is not None:
+            self._signal_timer.stop()
+        if self.session is not None:
+            await self.session.close()
+        await tasks.cancel_all()
+        if self.sandbox is not None:
+            await self.sandbox.stop()
+        self.cache.close()
+
+
+def _excepthook(kind: type[BaseException], error: BaseException, tb: TracebackType | None) -> None:
+    """A bug: logged with its traceback, shown as a message (never a traceback dialog)."""
+    log.error("unexpected error\n%s", "".join(traceback.format_exception(kind, error, tb)))
+    app = QApplication.instance()
+    window = next((w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)), None) if app else None
+    if window is not None:
+        window.banner.show_message(
+            f"Something went wrong inside Castdeck ({kind.__name__}: {error}). Details are in the log.",
+            kind="error",
+        )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="castdeck", description="Castdeck desktop studio")
+    parser.add_argument("--sandbox", action="store_true", help="run on the embedded sandbox service")
+    parser.add_argument("--data", type=Path, default=None, help="sandbox data folder")
+    parser.add_argument("--speed", type=float, default=1.0, help="sandbox work-time scale (default 1)")
+    parser.add_argument("--profile", default=None, help="open this saved profile")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    QCoreApplication.setOrganizationName("Castdeck")
+    QCoreApplication.setApplicationName("Castdeck")
+    QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    # The loop ends when CastdeckApp.run returns, not when a window closes (a dialog closing before
+    # the main window opens would otherwise stop qasync's loop under the running coroutine).
+    app.setQuitOnLastWindowClosed(False)
+    icon = RESOURCES / "castdeck.svg"
+    if icon.exists():
+        app.setWindowIcon(QIcon(str(icon)))
+    data_dir = user_data_dir()
+    _setup_logging(data_dir)
+    sys.excepthook = _excepthook
+    castdeck = CastdeckApp(args, data_dir)
+    with asyncio.Runner(loop_factory=lambda: new_event_loop(app)) as runner:
+        return runner.run(castdeck.run())

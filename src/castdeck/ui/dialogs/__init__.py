@@ -1,0 +1,1 @@
+"""Create and edit dialogs of the desktop app, one module per resource."""

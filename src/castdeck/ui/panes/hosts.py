@@ -1,0 +1,168 @@
+"""Hosts: the organization's hosts with their voices; create, edit and archive them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QPushButton, QWidget
+
+from castdeck.api.models import Host
+from castdeck.services.listing import ListFeed, list_key
+from castdeck.services.session import Session
+
+from ..dialogs.host_dialog import HostDialog
+from ..pane import ResourcePane
+from ..resource_model import Column, format_time
+from ..widgets import SafeTextBrowser, ask
+from .voices import LANGUAGES, voice_facts
+
+__all__ = ["HostsPane", "host_columns", "plain_value"]
+
+
+def host_columns() -> list[Column]:
+    def voice_attr(name: str) -> Any:
+        return lambda h: getattr(h.voice, name, None) if h.voice is not None else None
+
+    def language(host: Host) -> str | None:
+        code = getattr(host.voice, "language", None) if host.voice is not None else None
+        return LANGUAGES.get(code, code) if code else None
+
+    return [
+        Column("Name", lambda h: h.name or h.id),
+        Column("Title", lambda h: h.title),
+        Column(
+            "Voice",
+            lambda h: (
+                (h.voice.description or f"Voice {h.voice.id}") if h.voice is not None else _no_voice(h)
+            ),
+        ),
+        Column("Language", language),
+        Column("Gender", lambda h: (voice_attr("gender")(h) or "").capitalize()),
+        Column("Accent", voice_attr("accent")),
+    ]
+
+
+def _no_voice(host: Host) -> str:
+    return f"Voice {host.voice_id} (not in the catalogue)" if host.voice_id is not None else "No voice"
+
+
+def plain_value(text: Any, name: str, parent: QWidget | None = None) -> QLabel:
+    """A details value from the service, shown as plain text (never interpreted as markup)."""
+    label = QLabel("—" if text in (None, "", []) else str(text), parent)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setAccessibleName(name)
+    return label
+
+
+class HostsPane(ResourcePane):
+    title = "Hosts"
+    kind = "host"
+    new_label = "New host"
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(session, parent)
+        self.dialog: HostDialog | None = None
+        self.edit_button = QPushButton("Edit…", self)
+        self.edit_button.setAccessibleName("Edit host")
+        self.edit_button.setToolTip("Change the name, texts or voice of this host")
+        self.edit_button.clicked.connect(self.edit_current)
+        self.delete_button = QPushButton("Archive…", self)
+        self.delete_button.setAccessibleName("Archive host")
+        self.delete_button.setToolTip("Archive this host: it is no longer offered for new episodes")
+        self.delete_button.clicked.connect(self.delete_current)
+        self.writes(self.edit_button, self.delete_button)
+        self.edit_button.hide()
+        self.delete_button.hide()
+
+    # --- ResourcePane --------------------------------------------------------------------------------------
+
+    def columns(self) -> list[Column]:
+        return host_columns()
+
+    def open_list(self) -> ListFeed[Host]:
+        size = self.page_size
+        return ListFeed(self.session, "host", list_key("hosts"), lambda c: c.hosts.list(limit=size), Host)
+
+    async def fetch_item(self, item: Host) -> Host:
+        return await self.session.call(lambda c: c.hosts.get(item.id))
+
+    def show_item(self, item: Host) -> None:
+        extra = item.model_extra or {}
+        archived = bool(extra.get("archived"))
+        rows: list[tuple[str, Any]] = [
+            ("Title", plain_value(item.title, "Title")),
+            ("Role", "Guest" if extra.get("is_guest") else "Host"),
+        ]
+        if item.voice is not None:
+            rows.append(("Voice", plain_value(item.voice.description or f"Voice {item.voice.id}", "Voice")))
+            for label, value in voice_facts(item.voice):
+                name = "Voice ID" if label == "ID" else label
+                rows.append((name, plain_value(value, name)))
+        else:
+            rows.append(("Voice", plain_value(_no_voice(item), "Voice")))
+        personality = SafeTextBrowser(self.details)
+        personality.setAccessibleName("Personality")
+        personality.set_service_text(item.personality or "—")
+        personality.setMaximumHeight(90)
+        personality.setMinimumHeight(48)
+        rows.append(("Personality", personality))
+        rows += [
+            ("Host ID", plain_value(item.id, "Host ID")),
+            ("Created", format_time(item.created_at)),
+            ("Updated", format_time(item.updated_at)),
+        ]
+        note = "This host is archived: it stays readable but can no longer be changed." if archived else None
+        self.details.show_facts(
+            item.name or item.id,
+            rows,
+            text=item.backstory or "",
+            text_heading="Backstory",
+            note=note,
+            note_kind="warning",
+        )
+        self.details.set_actions([] if archived else [self.edit_button, self.delete_button])
+
+    def new_item(self) -> None:
+        self._open_dialog(HostDialog(self.session, parent=self))
+
+    # --- actions -------------------------------------------------------------------------------------------
+
+    def edit_current(self) -> None:
+        if isinstance(self.current, Host):
+            self._open_dialog(HostDialog(self.session, self.current, parent=self))
+
+    def _open_dialog(self, dialog: HostDialog) -> None:
+        old = self.dialog
+        if old is not None and not old.isVisible():
+            old.deleteLater()
+        self.dialog = dialog
+        dialog.accepted.connect(lambda: self._saved(dialog))
+        dialog.open()
+
+    def _saved(self, dialog: HostDialog) -> None:
+        if isinstance(dialog.result_value, Host):
+            self.item_changed(dialog.result_value)
+
+    def delete_current(self) -> None:
+        host = self.current
+        if isinstance(host, Host):
+            self.run(self._archive(host), f"Could not archive {host.name or 'the host'}")
+
+    async def _archive(self, host: Host) -> None:
+        name = host.name or host.id
+        confirmed = await ask(
+            self,
+            "Archive host",
+            # the first line holds no service text, so the box never reads the name as markup
+            f"Archive this host?\n\n“{name}” keeps the episodes it spoke in but can no longer be "
+            "chosen for new ones. This cannot be undone here.",
+            "Archive",
+        )
+        if not confirmed:
+            return
+        await self.session.call(lambda c: c.hosts.delete(host.id), write=True)
+        self.item_removed(str(host.id))
+        self.banner.show_message(f"Archived the host “{name}”.", kind="info")
