@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import logging.handlers
+import os
 import signal
 import sys
 import traceback
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import platformdirs
-from PySide6.QtCore import QCoreApplication, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
@@ -38,6 +41,7 @@ __all__ = ["CastdeckApp", "main", "user_data_dir"]
 
 log = logging.getLogger("castdeck")
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
+STARTUP_PROBE = "CASTDECK_STARTUP_PROBE"  # benchmarks: a pane title; print "painted" once its rows show
 
 
 def user_data_dir() -> Path:
@@ -132,14 +136,33 @@ class CastdeckApp:
 
     def _open_window(self, connection: Connection) -> None:
         self.session = Session(connection.profile, connection.api_key, self.cache)
+        start_pane = os.environ.get(STARTUP_PROBE) or MainWindow.remembered_pane() or "Episodes"
         self.window = MainWindow(self.session)
         self.window.closing.connect(self.finished.set)
         self.window.switchProfileRequested.connect(lambda: tasks.start(self.switch_profile()))
         self.window.restartSandboxRequested.connect(lambda: tasks.start(self.restart_sandbox()))
         if self.sandbox is not None:
             self.sandbox.crashed.connect(self._sandbox_crashed)
+        with contextlib.suppress(KeyError):
+            self.window.show_pane(start_pane)
+        if os.environ.get(STARTUP_PROBE):
+            self._probe_first_paint(self.window.pane(start_pane))
         self.window.show()
         tasks.start(self.session.connect(), on_error=self._connect_failed, name="connect")
+
+    def _probe_first_paint(self, pane: Any) -> None:
+        """Benchmarks: say when the pane's first rows have been painted, then close."""
+        app = self
+
+        class Probe(QObject):
+            def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+                if event.type() == QEvent.Type.Paint and pane.model.rowCount() > 0:
+                    watched.removeEventFilter(self)
+                    QTimer.singleShot(0, lambda: (print("painted", pane.model.rowCount(), flush=True), app._stop_requested()))
+                return False
+
+        self._probe = Probe(pane)
+        pane.table.viewport().installEventFilter(self._probe)
 
     def _connect_failed(self, error: CastdeckError) -> None:
         if self.window is not None and self.session is not None and self.session.online is False:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QSettings, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -153,9 +153,15 @@ class MainWindow(QMainWindow):
     def current_pane(self) -> QWidget | None:
         return self.stack.currentWidget()
 
+    @staticmethod
+    def remembered_pane() -> str | None:
+        value = QSettings().value("window/last_pane")
+        return value if isinstance(value, str) else None
+
     def _switch(self, row: int) -> None:
         if 0 <= row < len(self.panes):
             self.stack.setCurrentIndex(row)
+            QSettings().setValue("window/last_pane", self._specs[row].title)
             pane = self.panes[row]
             activate = getattr(pane, "activate", None)
             if callable(activate):

@@ -1,0 +1,85 @@
+"""Start-up: process start to the main window shown with the first page of episodes painted,
+against a bare PySide6 window shown by a ten-line script, run side by side (alternating).
+
+    uv run python benchmarks/app_startup.py [--runs 7]
+
+The sandbox runs already (started once here). Both sides run offscreen in a fresh process; the app
+prints "painted N" once the Episodes table has painted its first rows, the bare script once its
+window has painted. Target: the app at most 2.0x the bare window (median of the runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.conftest import DEMO_KEY, start_sandbox  # noqa: E402
+
+BARE = """
+import sys
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtWidgets import QApplication, QMainWindow, QLabel
+app = QApplication(sys.argv)
+window = QMainWindow(); window.setCentralWidget(QLabel("Hello")); window.resize(1280, 800)
+class Probe(QObject):
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Paint:
+            obj.removeEventFilter(self); QTimer.singleShot(0, lambda: (print("painted", flush=True), app.quit()))
+        return False
+probe = Probe(); window.centralWidget().installEventFilter(probe); window.show(); app.exec()
+"""
+
+
+def timed(command: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert process.stdout is not None
+    for line in process.stdout:
+        if line.startswith("painted"):
+            elapsed = time.perf_counter() - start
+            break
+    else:
+        raise RuntimeError(f"{command} never painted: {process.stderr.read() if process.stderr else ''}")
+    process.wait(timeout=30)
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        sandbox = start_sandbox(Path(tmp) / "sandbox", "--speed", "50")
+        try:
+            env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_DATA_HOME": f"{tmp}/xdg",
+                   "XDG_CONFIG_HOME": f"{tmp}/config", "CASTDECK_BASE_URL": sandbox.base_url,
+                   "CASTDECK_API_KEY": DEMO_KEY, "CASTDECK_STARTUP_PROBE": "Episodes"}  # fmt: skip
+            app_cmd = [sys.executable, "-m", "castdeck"]
+            bare_cmd = [sys.executable, "-c", BARE]
+            timed(app_cmd, env), timed(bare_cmd, env)  # warm the file cache once
+            app_times, bare_times = [], []
+            for _ in range(args.runs):
+                bare_times.append(timed(bare_cmd, env))
+                app_times.append(timed(app_cmd, env))
+        finally:
+            sandbox.stop()
+    app_median, bare_median = statistics.median(app_times), statistics.median(bare_times)
+    print(f"runs: {args.runs} each, alternating; sandbox already running")
+    print(f"{'':32}{'median s':>10}{'min s':>10}{'max s':>10}")
+    print(f"{'bare PySide6 window':32}{bare_median:10.3f}{min(bare_times):10.3f}{max(bare_times):10.3f}")
+    print(f"{'castdeck, episodes painted':32}{app_median:10.3f}{min(app_times):10.3f}{max(app_times):10.3f}")
+    ratio = app_median / bare_median
+    print(f"ratio app / bare: {ratio:.2f}x (target <= 2.0x) -> {'PASS' if ratio <= 2.0 else 'OVER'}")
+
+
+if __name__ == "__main__":
+    main()
