@@ -10,9 +10,8 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass
+from typing import Any
 
-import keyring
-import keyring.errors
 from PySide6.QtCore import QSettings
 
 from castdeck.api import (
@@ -105,6 +104,14 @@ class ProfileStore:
         self._settings.sync()
 
 
+def _keyring() -> Any:
+    """``keyring``, imported when a key is first needed (it scans its backends: ~80 ms at start-up)."""
+    import keyring
+    import keyring.errors
+
+    return keyring
+
+
 class KeyStore:
     """API keys by profile name: the OS keychain, or memory for this run when there is none."""
 
@@ -114,7 +121,7 @@ class KeyStore:
     @staticmethod
     def keychain_available() -> bool:
         try:
-            backend = keyring.get_keyring()
+            backend = _keyring().get_keyring()
         except Exception:  # a broken keyring configuration is "no keychain", never a crash
             return False
         priority = getattr(backend, "priority", 0)
@@ -126,6 +133,7 @@ class KeyStore:
     def get(self, profile: str) -> str | None:
         if profile in self._session_only:
             return self._session_only[profile]
+        keyring = _keyring()
         try:
             return keyring.get_password(KEYRING_SERVICE, profile)
         except (keyring.errors.KeyringError, RuntimeError) as error:
@@ -137,6 +145,7 @@ class KeyStore:
         if session_only or not self.keychain_available():
             self._session_only[profile] = key
             return False
+        keyring = _keyring()
         try:
             keyring.set_password(KEYRING_SERVICE, profile, key)
         except (keyring.errors.KeyringError, RuntimeError) as error:
@@ -148,6 +157,7 @@ class KeyStore:
 
     def delete(self, profile: str) -> None:
         self._session_only.pop(profile, None)
+        keyring = _keyring()
         try:
             keyring.delete_password(KEYRING_SERVICE, profile)
         except (keyring.errors.KeyringError, RuntimeError):

@@ -1,0 +1,195 @@
+"""Scale: the Episodes pane over 10,000 episodes.
+
+    uv run python benchmarks/episodes_scale.py [--episodes 10000] [--repeats 5]
+
+Figures: time to the first rows painted (against the same first-page request made by a bare httpx
+client, side by side), memory after scrolling to the end (against the process before the pane
+existed), and the longest stall of the event loop while paging, measured by a 5 ms timer probe.
+Target: no stall over 50 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
+from PySide6.QtCore import QEvent, QObject, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from castdeck.services.event_loop import new_event_loop  # noqa: E402
+from castdeck.services.profiles import Profile  # noqa: E402
+from castdeck.services.session import Session  # noqa: E402
+from castdeck.services.tasks import tasks  # noqa: E402
+from castdeck.store.cache import Cache  # noqa: E402
+from castdeck.ui.panes.episodes import EpisodesPane  # noqa: E402
+from tests.conftest import DEMO_KEY, start_sandbox  # noqa: E402
+
+
+def rss_mib() -> float:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def seed(base_url: str, wanted: int) -> int:
+    headers = {"Authorization": f"Bearer {DEMO_KEY}"}
+    with httpx.Client(base_url=base_url, headers=headers, timeout=30) as client:
+        podcast = client.get("/v1/podcasts", params={"limit": 1}).json()["data"][0]["id"]
+        have = 0
+        url: str | None = "/v1/episodes?limit=100"
+        while url:
+            response = client.get(url)
+            have += len(response.json()["data"])
+            url = response.links.get("next", {}).get("url")
+        for i in range(have, wanted):
+            client.post("/v1/episodes", json={"podcast_id": podcast, "title": f"Bulk episode {i:05d}"}).raise_for_status()
+        return max(have, wanted)
+
+
+class StallProbe(QObject):
+    """A 5 ms timer; the longest gap between its ticks beyond 5 ms is the longest stall."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.timer = QTimer(self)
+        self.timer.setInterval(5)
+        self.timer.timeout.connect(self._tick)
+        self.last = 0.0
+        self.worst = 0.0
+        self.gaps: list[float] = []
+
+    def start(self) -> None:
+        self.last = time.perf_counter()
+        self.worst = 0.0
+        self.gaps = []
+        self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        gap = now - self.last - 0.005
+        self.last = now
+        self.gaps.append(gap)
+        self.worst = max(self.worst, gap)
+
+
+class PaintWatch(QObject):
+    def __init__(self, pane: EpisodesPane) -> None:
+        super().__init__()
+        self.pane = pane
+        self.painted = asyncio.get_running_loop().create_future()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and self.pane.model.rowCount() > 0 and not self.painted.done():
+            self.painted.set_result(time.perf_counter())
+        return False
+
+
+async def first_rows(session: Session) -> tuple[float, EpisodesPane]:
+    pane = EpisodesPane(session)
+    pane.resize(1280, 800)
+    pane.show()
+    watch = PaintWatch(pane)
+    pane.table.viewport().installEventFilter(watch)
+    start = time.perf_counter()
+    pane.activate()
+    painted = await asyncio.wait_for(watch.painted, 60)
+    pane.table.viewport().removeEventFilter(watch)
+    return painted - start, pane
+
+
+async def bare_first_page(base_url: str) -> float:
+    start = time.perf_counter()
+    async with httpx.AsyncClient(base_url=base_url, headers={"Authorization": f"Bearer {DEMO_KEY}"}) as client:
+        response = await client.get("/v1/episodes", params={"limit": 100})
+        response.json()
+    return time.perf_counter() - start
+
+
+async def run(base_url: str, repeats: int, cache_dir: Path) -> None:
+    cache = Cache(cache_dir / "cache.sqlite3")
+    session = Session(Profile("bench", base_url), DEMO_KEY, cache)
+    await session.connect()
+    pane_times, bare_times = [], []
+    for _ in range(repeats):
+        bare_times.append(await bare_first_page(base_url))
+        elapsed, pane = await first_rows(session)
+        pane_times.append(elapsed)
+        await pane.model.wait_idle()
+        pane.close()
+        pane.deleteLater()
+        await asyncio.sleep(0.05)
+
+    before = rss_mib()
+    _, pane = await first_rows(session)
+    probe = StallProbe()
+    probe.start()
+    started = time.perf_counter()
+    while True:
+        await pane.model.wait_idle()
+        if not pane.model.canFetchMore():
+            break
+        pane.table.scrollToBottom()  # the view asks the model for more, as a user scrolling does
+        await asyncio.sleep(0.01)
+        if not pane.model.loading and pane.model.canFetchMore():
+            pane.proxy.fetchMore(pane.table.rootIndex())
+    scrolled = time.perf_counter() - started
+    probe.stop()
+    after = rss_mib()
+    rows = pane.model.rowCount()
+    gaps = sorted(probe.gaps)
+    p99 = gaps[int(len(gaps) * 0.99) - 1] if gaps else 0.0
+    print(f"episodes listed: {rows:,}")
+    print(f"time to first rows painted (median of {repeats}): {statistics.median(pane_times) * 1000:.0f} ms;"
+          f" bare httpx first page: {statistics.median(bare_times) * 1000:.0f} ms;"
+          f" ratio {statistics.median(pane_times) / statistics.median(bare_times):.2f}x")  # fmt: skip
+    print(f"scroll to the end: {scrolled:.1f} s for {rows // pane.page_size} pages of {pane.page_size}")
+    print(f"memory: {before:.0f} MiB before the pane, {after:.0f} MiB after scrolling to the end"
+          f" (+{after - before:.0f} MiB, {(after - before) * 1024 / max(rows, 1):.1f} KiB per row)")  # fmt: skip
+    print(f"event loop while paging: longest stall {probe.worst * 1000:.1f} ms, 99th percentile {p99 * 1000:.1f} ms"
+          f" over {len(gaps):,} ticks -> {'PASS' if probe.worst <= 0.050 else 'OVER'} (target <= 50 ms)")  # fmt: skip
+    pane.close()
+    await tasks.cancel_all()
+    await session.close()
+    cache.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--episodes", type=int, default=10_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()) / "castdeck-bench-episodes")
+    args = parser.parse_args()
+    sandbox = start_sandbox(args.data, "--speed", "50", "--no-seed-media")
+    try:
+        started = time.perf_counter()
+        total = seed(sandbox.base_url, args.episodes)
+        print(f"sandbox with {total:,} episodes ready in {time.perf_counter() - started:.0f} s (kept in {args.data})")
+        app = QApplication.instance() or QApplication([])
+        with tempfile.TemporaryDirectory() as tmp, asyncio.Runner(loop_factory=lambda: new_event_loop(app)) as runner:
+            runner.run(run(sandbox.base_url, args.repeats, Path(tmp)))
+    finally:
+        sandbox.stop()
+
+
+if __name__ == "__main__":
+    main()
