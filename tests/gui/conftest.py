@@ -111,7 +111,7 @@ def shot() -> Callable[[QWidget, str], Path]:
     ARTIFACTS.mkdir(exist_ok=True)
 
     def save(widget: QWidget, name: str) -> Path:
-        QApplication.processEvents()
+        # No processEvents() here: a nested event loop inside a running qasync task never returns.
         path = ARTIFACTS / f"{name}.png"
         assert widget.grab().save(str(path)), path
         return path

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from castdeck.services.session import Session
 
 from .pane import ResourcePane
-from .panes import PANES, PaneSpec
+from .panes import PaneSpec, pane_specs
 from .status import StatusBar
 from .widgets import Banner
 
@@ -42,7 +42,7 @@ class MainWindow(QMainWindow):
         self.setObjectName("main_window")
         self.resize(1280, 800)
         self.setMinimumSize(QSize(900, 560))
-        self._specs = panes or PANES
+        self._specs = panes or pane_specs()
         self.session: Session | None = None
         self.panes: list[QWidget] = []
 

@@ -104,9 +104,9 @@ class ResourceTableModel(QAbstractTableModel):
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            if 0 <= section < len(self._columns):
-                return self._columns[section].title
+        horizontal = orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole
+        if horizontal and 0 <= section < len(self._columns):
+            return self._columns[section].title
         return None
 
     def canFetchMore(self, parent: AnyIndex = QModelIndex()) -> bool:  # noqa: B008
@@ -130,25 +130,26 @@ class ResourceTableModel(QAbstractTableModel):
         """Show a new list (after a filter change or a refresh): clears rows and reads the first page."""
         if self._loading is not None and not self._loading.done():
             self._loading.cancel()
+        self._loading = None
         old = self._feed
         if old is not None:
             tasks.start(old.close(), name="close feed")
         self.beginResetModel()
         self._items, self._ids = [], {}
         self._feed = feed
-        self._has_more = feed is not None
+        self._has_more = False  # a view asking fetchMore during the reset must not start a second read
         self.endResetModel()
         if feed is not None:
+            self._has_more = True
             self._start_loading()
 
     def _start_loading(self) -> None:
-        self._loading = tasks.start(self._load_page(), name="load page")
+        if self._feed is None or self.loading:
+            return
+        self._loading = tasks.start(self._load_page(self._feed), name="load page")
         self.loadingChanged.emit(True)
 
-    async def _load_page(self) -> None:
-        feed = self._feed
-        if feed is None:
-            return
+    async def _load_page(self, feed: ListFeed[Any]) -> None:
         try:
             page = await feed.next_page()
         except CastdeckError as error:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from PySide6.QtCore import QUrl, Signal
+from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import (
     QDialog,
@@ -52,6 +52,7 @@ class Banner(QFrame):
         layout.setContentsMargins(8, 4, 4, 4)
         self.label = QLabel(self)
         self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
         self.label.setTextInteractionFlags(
             self.label.textInteractionFlags() | self.label.textInteractionFlags().TextSelectableByMouse
         )

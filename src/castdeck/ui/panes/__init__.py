@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -9,7 +10,7 @@ from PySide6.QtWidgets import QWidget
 
 from castdeck.services.session import Session
 
-__all__ = ["PANES", "PaneSpec"]
+__all__ = ["PaneSpec", "pane_specs"]
 
 
 @dataclass(frozen=True)
@@ -18,16 +19,20 @@ class PaneSpec:
     factory: Callable[[Session, QWidget], QWidget]
 
 
-def _specs() -> list[PaneSpec]:
+@functools.cache
+def pane_specs() -> list[PaneSpec]:
+    """Imported on first use: pane modules import each other's helpers (voice columns, pickers)."""
     from .account import AccountPane
+    from .episodes import EpisodesPane
+    from .podcasts import PodcastsPane
     from .scripts import ScriptsPane
     from .voices import VoicesPane
 
     return [
+        PaneSpec("Podcasts", PodcastsPane),
+        PaneSpec("Episodes", EpisodesPane),
         PaneSpec("Voices", VoicesPane),
         PaneSpec("Account", AccountPane),
         PaneSpec("Scripts", ScriptsPane),
     ]
 
-
-PANES = _specs()

@@ -1,0 +1,213 @@
+"""Generate an episode from a prompt (spec 2.4, prompt mode).
+
+The dialog holds one idempotency key for its whole life: every attempt it sends carries the same
+key, so pressing Generate again after a network error returns the episode the first attempt may
+already have started instead of starting (and paying for) a second one. The credits the
+generation will hold (30 per narration minute) are estimated against the balance as the user
+types.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QCheckBox, QLabel, QPlainTextEdit, QSpinBox, QWidget
+
+from castdeck.api import new_idempotency_key
+from castdeck.api.models import Account, EpisodeAccepted, EpisodeGenerateInput, FieldError, Source
+from castdeck.api.models.limits import (
+    CREDITS_PER_NARRATION_MINUTE,
+    DEFAULT_EPISODE_LENGTH_MINUTES,
+    MAX_EPISODE_LENGTH_MINUTES,
+    MAX_EPISODE_PROMPT_CHARS,
+    MIN_EPISODE_LENGTH_MINUTES,
+    MIN_EPISODE_PROMPT_CHARS,
+)
+from castdeck.api.resources.base import Accepted
+from castdeck.services.session import Session
+
+from ..pickers import CheckPicker, ComboPicker, host_feed, host_label, podcast_feed, source_feed, source_label
+from .episode_dialogs import SessionDialog, podcast_label
+
+__all__ = ["GenerateDialog", "estimate_credits"]
+
+LENGTH_FIELD = "options.episode_length_minutes"
+
+
+def estimate_credits(minutes: int) -> int:
+    """Credits a prompt-mode generation holds: narration minutes times the rate (rendering is free)."""
+    return minutes * CREDITS_PER_NARRATION_MINUTE
+
+
+def _usable_source(source: Source) -> bool:
+    return (source.status or "") != "error"
+
+
+class GenerateDialog(SessionDialog):
+    """``result_value`` is the :class:`Accepted` answer (the episode's acknowledgement and the key)."""
+
+    def __init__(
+        self, session: Session, podcast_id: str | None = None, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(
+            session,
+            "Generate an episode",
+            lambda payload: self._send_generate(payload),
+            submit_label="Generate",
+            parent=parent,
+        )
+        self.idempotency_key = new_idempotency_key()
+        self.attempts = 0
+        self.resize(720, 780)
+
+        self.podcast_picker = ComboPicker(podcast_feed(session), podcast_label, name="podcast", parent=self)
+        self.podcast_picker.set_selected(podcast_id)
+        self.add_field("podcast_id", "Podcast", self.podcast_picker)
+        self.hosts_picker = CheckPicker(host_feed(session), host_label, name="hosts", parent=self)
+        self.hosts_picker.list.setMaximumHeight(150)
+        self.add_picker(
+            "host_ids",
+            "Hosts",
+            self.hosts_picker,
+            hint="The podcast's hosts are ticked; leave none to use them.",
+        )
+        self.prompt_edit = QPlainTextEdit(self)
+        self.prompt_edit.setPlaceholderText(
+            "What the episode is about: the topic, the angle, what listeners should take away."
+        )
+        self.prompt_edit.setTabChangesFocus(True)
+        self.prompt_edit.setMinimumHeight(120)
+        self.add_field(
+            "prompt", "Prompt", self.prompt_edit, limit=(MIN_EPISODE_PROMPT_CHARS, MAX_EPISODE_PROMPT_CHARS)
+        )
+        self.sources_picker = CheckPicker(
+            source_feed(session), source_label, accepts=_usable_source, name="sources", parent=self
+        )
+        self.sources_picker.list.setMaximumHeight(170)
+        self.add_picker(
+            "source_ids",
+            "Research sources",
+            self.sources_picker,
+            hint="Optional. Sources that failed to process cannot be used.",
+        )
+        self.length_spin = QSpinBox(self)
+        self.length_spin.setRange(MIN_EPISODE_LENGTH_MINUTES, MAX_EPISODE_LENGTH_MINUTES)
+        self.length_spin.setValue(DEFAULT_EPISODE_LENGTH_MINUTES)
+        self.length_spin.setSuffix(" min")
+        self.length_spin.setMaximumWidth(120)
+        self.add_field(LENGTH_FIELD, "Length", self.length_spin)
+        self.render_check = QCheckBox("Render audio and video when the script is written", self)
+        self.add_field(
+            "render", "Render", self.render_check, hint="Rendering is free; without it a draft remains."
+        )
+        self.estimate = QLabel(self)
+        self.estimate.setAccessibleName("Credit estimate")
+        self.estimate.setWordWrap(True)
+        self.form.addRow("Credits", self.estimate)
+        self.attempt_label = QLabel(self)
+        self.attempt_label.setAccessibleName("Attempt")
+        self.attempt_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.attempt_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.attempt_label.setStyleSheet("color: palette(mid); font-size: small;")
+        self.attempt_label.setToolTip(
+            "Every attempt from this dialog carries this key, so sending again after a network error "
+            "cannot start a second generation."
+        )
+        self.form.addRow("Attempt", self.attempt_label)
+        self._update_attempt()
+
+        self.podcast_picker.loaded.connect(self._podcast_changed)
+        self.podcast_picker.currentIndexChanged.connect(self._podcast_changed)
+        self.hosts_picker.loaded.connect(self._podcast_changed)
+        self.sources_picker.loaded.connect(self.revalidate)
+        self.length_spin.valueChanged.connect(self._update_estimate)
+        session.accountChanged.connect(self._account_changed)
+        self._hosts_by_user = False
+        self.hosts_picker.list.itemChanged.connect(self._hosts_ticked)
+        self._update_estimate()
+        for row in self.rows.values():
+            row.touched = False
+        self.prompt_edit.setFocus()
+
+    # --- reactions -----------------------------------------------------------------------------------------
+
+    def _hosts_ticked(self, *_: object) -> None:
+        self._hosts_by_user = True  # only the user's ticks: filling the list blocks this signal
+
+    def _podcast_changed(self, *_: object) -> None:
+        """Tick the chosen podcast's hosts (until the user chooses hosts themselves)."""
+        podcast = self.podcast_picker.items.get(self.podcast_picker.selected_id() or "")
+        if podcast is not None and not self._hosts_by_user and self.hosts_picker.items:
+            self.hosts_picker.set_selected([str(h) for h in podcast.host_ids or []])
+        self.revalidate()
+
+    def _account_changed(self, _account: Account) -> None:
+        self._update_estimate()
+        self.revalidate()
+
+    @property
+    def balance(self) -> float | None:
+        account = self.session.account
+        return None if account is None else float(account.credits.balance)
+
+    def _update_estimate(self, *_: object) -> None:
+        minutes = self.length_spin.value()
+        credits = estimate_credits(minutes)
+        balance = self.balance
+        text = f"Holds about {credits:,} credits ({minutes} min × {CREDITS_PER_NARRATION_MINUTE} per narration minute)"
+        if balance is None:
+            text += "; the balance is not known yet."
+            self.estimate.setStyleSheet("")
+        elif credits > balance:
+            text += f" — more than the balance of {balance:,.0f}."
+            self.estimate.setStyleSheet("color: #c62828;")
+        else:
+            text += f" of the balance of {balance:,.0f}."
+            self.estimate.setStyleSheet("")
+        self.estimate.setText(text)
+
+    def _update_attempt(self) -> None:
+        sent = "not sent yet" if self.attempts == 0 else f"sent {self.attempts}×"
+        self.attempt_label.setText(f"Key {self.idempotency_key} ({sent})")
+
+    # --- the body ------------------------------------------------------------------------------------------
+
+    def collect(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"prompt": self.prompt_edit.toPlainText()}
+        if self.podcast_picker.selected_id():
+            body["podcast_id"] = self.podcast_picker.selected_id()
+        hosts = self.hosts_picker.selected_ids()
+        if hosts:
+            body["host_ids"] = hosts
+        sources = self.sources_picker.selected_ids()
+        if sources:
+            body["source_ids"] = sources
+        body["options"] = {"episode_length_minutes": self.length_spin.value()}
+        body["render"] = self.render_check.isChecked()
+        return body
+
+    def validate(self, body: dict[str, Any]) -> EpisodeGenerateInput:
+        return EpisodeGenerateInput.model_validate(body)
+
+    def extra_errors(self, body: dict[str, Any]) -> list[FieldError]:
+        self._update_estimate()
+        balance = self.balance
+        credits = estimate_credits(self.length_spin.value())
+        if balance is not None and credits > balance:
+            message = (
+                f"This length holds about {credits:,} credits but the balance is {balance:,.0f}; "
+                "choose a shorter episode or add credits."
+            )
+            return [FieldError(field=LENGTH_FIELD, message=message)]
+        return []
+
+    # --- sending -------------------------------------------------------------------------------------------
+
+    async def _send_generate(self, payload: EpisodeGenerateInput) -> Accepted[EpisodeAccepted]:
+        self.attempts += 1
+        self._update_attempt()
+        key = self.idempotency_key
+        return await self.session.call(
+            lambda c: c.episodes.generate(payload, idempotency_key=key), write=True
+        )

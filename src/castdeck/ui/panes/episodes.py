@@ -1,0 +1,651 @@
+"""Episodes: filtered on the service by podcast and status; details with generation progress;
+create, edit, generate, publish now or schedule, unpublish and delete.
+
+Publishing while generation or rendering still runs is answered with 422 and
+``recovery.poll_after_seconds``: the pane waits that long and tries again by itself, showing the
+countdown (which the user can stop), up to :attr:`EpisodesPane.publish_max_attempts` attempts. A
+422 without it means the draft was never rendered: the pane says to render it in the studio first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QWidget,
+)
+
+from castdeck.api import CastdeckError, UnprocessableError
+from castdeck.api.models import Episode, EpisodeAccepted, PublishInput, PublishResult
+from castdeck.api.resources.base import Accepted
+from castdeck.services.listing import ListFeed, list_key
+from castdeck.services.session import Session
+from castdeck.services.tasks import tasks
+
+from ..dialogs.episode_dialogs import EpisodeCreateDialog, EpisodeEditDialog, PublishDialog, podcast_label
+from ..dialogs.generate_dialog import GenerateDialog
+from ..forms import FormDialog
+from ..pane import ResourcePane, link_label
+from ..pickers import ComboPicker, host_feed, podcast_feed, source_feed
+from ..resource_model import Column, format_time
+from ..widgets import ask
+from .hosts import plain_value
+from .podcasts import NameBook
+
+__all__ = ["STATUSES", "EpisodesPane", "PublishBlocked", "episode_columns", "generation_text"]
+
+STATUSES = {
+    "": "All statuses",
+    "draft": "Draft",
+    "scheduled": "Scheduled",
+    "published": "Published",
+    "in review": "In review",
+    "archived": "Archived",
+}
+NOT_RENDERED = (
+    "This draft has not been rendered yet, so it cannot be published. Render it in the studio "
+    "application first, then publish it here."
+)
+
+
+class PublishBlocked(CastdeckError):
+    """Publishing cannot happen now (never rendered, or rendering did not finish in time)."""
+
+    def __init__(self, message: str, request_id: str | None = None) -> None:
+        super().__init__(message)
+        self.request_id = request_id
+
+
+def _words(value: str | None) -> str:
+    return (value or "").replace("_", " ")
+
+
+def generation_text(episode: Episode, *, short: bool = False) -> str:
+    generation = episode.generation
+    if generation is None:
+        return "" if short else "Not generated (an empty draft)"
+    state = _words(generation.state).capitalize() or "Unknown"
+    if generation.state == "generating":
+        phase = _words(generation.phase)
+        pct = generation.progress_pct
+        detail = phase + (f" {pct:.0f}%" if isinstance(pct, int | float) else "")
+        return f"{state} — {detail.strip()}" if detail.strip() else state
+    return state
+
+
+def _generating(episode: Episode) -> bool:
+    return episode.generation is not None and episode.generation.state == "generating"
+
+
+def _day(value: str | None) -> str:
+    """The local date of a timestamp (the time is in the tooltip and the details)."""
+    return format_time(value)[:10]
+
+
+def _published_or_scheduled(episode: Episode) -> str:
+    if episode.published_at:
+        return _day(episode.published_at)
+    if episode.scheduled_at:
+        return "for " + _day(episode.scheduled_at)
+    return ""
+
+
+def _published_tooltip(episode: Episode) -> str | None:
+    if episode.published_at:
+        return "Published " + format_time(episode.published_at)
+    if episode.scheduled_at:
+        return "Scheduled for " + format_time(episode.scheduled_at)
+    return None
+
+
+def episode_columns(names: NameBook) -> list[Column]:
+    return [
+        Column("Title", lambda e: e.title or "(untitled)"),
+        Column("Podcast", lambda e: names.name("podcast", e.podcast_id) if e.podcast_id else ""),
+        Column("Status", lambda e: (e.status or "").capitalize()),
+        Column(
+            "Generation",
+            lambda e: generation_text(e, short=True),
+            tooltip=lambda e: (
+                (e.generation.error_message if e.generation is not None else None)
+                or e.error_message
+                or generation_text(e)
+            ),
+        ),
+        Column(
+            "Created",
+            lambda e: _day(e.created_at),
+            sort_key=lambda e: e.created_at or "",
+            tooltip=lambda e: format_time(e.created_at) or None,
+        ),
+        Column(
+            "Published",
+            _published_or_scheduled,
+            sort_key=lambda e: e.published_at or e.scheduled_at or "",
+            tooltip=_published_tooltip,
+        ),
+    ]
+
+
+class PublishWait(QFrame):
+    """A strip above the list while a publish waits for rendering: the countdown and a Stop button."""
+
+    def __init__(self, title: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("publishWait")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setStyleSheet(
+            "QFrame#publishWait { border: 1px solid #1565c0; border-left: 4px solid #1565c0; border-radius: 3px; }"
+        )
+        self.title = title
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 4, 4)
+        self.label = QLabel(self)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
+        self.label.setWordWrap(True)
+        self.label.setAccessibleName("Publishing status")
+        self.stop_button = QPushButton("Stop waiting", self)
+        self.stop_button.setAccessibleName(f"Stop waiting to publish {title}")
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.stop_button)
+        self.task: asyncio.Task[None] | None = None
+
+    @property
+    def text(self) -> str:
+        return self.label.text()
+
+    def set_text(self, text: str) -> None:
+        self.label.setText(text)
+
+
+class EpisodesPane(ResourcePane):
+    title = "Episodes"
+    kind = "episode"
+    new_label = "New episode"
+    publish_max_attempts = 60
+    """Publish attempts while rendering runs (each after the service's ``poll_after_seconds``)."""
+    follow_seconds = 3.0
+    """How often the selected episode is read again while it is generating."""
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        self.names = NameBook(
+            {
+                "podcast": lambda: podcast_feed(session),
+                "host": lambda: host_feed(session),
+                "source": lambda: source_feed(session),
+            },
+            {
+                "podcast": podcast_label,
+                "host": lambda h: h.name or h.id,
+                "source": lambda s: s.title or s.id,
+            },
+        )
+        super().__init__(session, parent)
+        self.splitter.setSizes([740, 360])
+        self.names.setParent(self)
+        for label in (self.details.heading, self.details.note, self.banner.label):
+            label.setTextFormat(Qt.TextFormat.PlainText)  # they show service text (titles, errors)
+        self.names.updated.connect(self._names_arrived)
+        self.dialog: FormDialog | None = None
+        self.publish_waits: dict[str, PublishWait] = {}
+        self._follow: asyncio.Task[None] | None = None
+        self._follow_id: str | None = None
+        self._active_filters: dict[str, str | None] | None = None
+
+        self.podcast_filter = ComboPicker(
+            podcast_feed(session),
+            podcast_label,
+            none_label="All podcasts",
+            name="podcast filter",
+            parent=self,
+        )
+        self.podcast_filter.setMinimumWidth(180)
+        self.podcast_filter.setToolTip("Show the episodes of one podcast")
+        self.status_filter = QComboBox(self)
+        self.status_filter.setAccessibleName("Status filter")
+        self.status_filter.setToolTip("Show the episodes with one status")
+        for value, label in STATUSES.items():
+            self.status_filter.addItem(label, value)
+        self.filters.addWidget(self.podcast_filter)
+        self.filters.addWidget(self.status_filter)
+        self.podcast_filter.changed.connect(self._filters_changed)
+        self.status_filter.currentIndexChanged.connect(self._filters_changed)
+
+        self.generate_button = QPushButton("Generate…", self)
+        self.generate_button.setAccessibleName("Generate episode")
+        self.generate_button.setToolTip("Generate an episode from a prompt (Ctrl+G)")
+        self.generate_button.clicked.connect(self.generate)
+        outer = self.layout()
+        first = outer.itemAt(0) if outer is not None else None
+        header = first.layout() if first is not None else None
+        if isinstance(header, QHBoxLayout) and self.new_button is not None:
+            header.insertWidget(header.indexOf(self.new_button), self.generate_button)
+        self.writes(self.generate_button)
+        shortcut = QShortcut(QKeySequence("Ctrl+G"), self)
+        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        shortcut.activated.connect(self._generate_shortcut)
+
+        def button(text: str, name: str, tip: str, slot: Any) -> QPushButton:
+            made = QPushButton(text, self)
+            made.setAccessibleName(name)
+            made.setToolTip(tip)
+            made.clicked.connect(slot)
+            made.hide()
+            self.writes(made)
+            return made
+
+        self.edit_button = button(
+            "Edit…", "Edit episode", "Change the title, description or cover", self.edit_current
+        )
+        self.publish_button = button(
+            "Publish now…", "Publish episode", "Publish this episode now", lambda: self.publish_current(False)
+        )
+        self.schedule_button = button(
+            "Schedule…", "Schedule episode", "Publish at a date and time", lambda: self.publish_current(True)
+        )
+        self.unpublish_button = button(
+            "Unpublish…", "Unpublish episode", "Take the episode back to draft", self.unpublish_current
+        )
+        self.delete_button = button("Delete…", "Delete episode", "Delete this episode", self.delete_current)
+
+    # --- ResourcePane --------------------------------------------------------------------------------------
+
+    COLUMN_WIDTHS = (0, 124, 74, 126, 84, 112)
+    """Pixels per column; the title (0) takes what is left."""
+
+    def columns(self) -> list[Column]:
+        return episode_columns(self.names)
+
+    def _size_columns(self) -> None:
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(False)
+        for column, width in enumerate(self.COLUMN_WIDTHS):
+            if column:
+                header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+                header.resizeSection(column, width)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+
+    def filter_values(self) -> dict[str, str | None]:
+        if not hasattr(self, "status_filter"):
+            return {"podcast_id": None, "status": None}
+        return {
+            "podcast_id": self.podcast_filter.selected_id(),
+            "status": self.status_filter.currentData() or None,
+        }
+
+    def open_list(self) -> ListFeed[Episode]:
+        filters = self.filter_values()
+        self._active_filters = filters
+        size = self.page_size
+        return ListFeed(
+            self.session,
+            "episode",
+            list_key("episodes", **filters),
+            lambda c: c.episodes.list(limit=size, **{k: v for k, v in filters.items() if v}),
+            Episode,
+        )
+
+    def _filters_changed(self, *_: object) -> None:
+        if self._activated and self.filter_values() != self._active_filters:
+            self.reload()
+
+    def reload(self) -> None:
+        super().reload()
+        self.names.reload()
+        self.names.load("podcast")
+
+    async def fetch_item(self, item: Episode) -> Episode:
+        return await self.session.call(lambda c: c.episodes.get(item.id))
+
+    def show_item(self, item: Episode) -> None:
+        for kind in ("podcast", "host", "source"):
+            self.names.load(kind)
+        generation = item.generation
+        error = (generation.error_message if generation is not None else None) or item.error_message
+        rows: list[tuple[str, Any]] = [
+            ("Podcast", plain_value(self.names.name("podcast", item.podcast_id), "Podcast")),
+            ("Status", plain_value((item.status or "—").capitalize(), "Status")),
+            ("Generation", plain_value(generation_text(item), "Generation")),
+        ]
+        if generation is not None:
+            rows.append(("Started", format_time(generation.started_at)))
+            if generation.completed_at:
+                rows.append(("Finished", format_time(generation.completed_at)))
+        if error:
+            rows.append(("Error", plain_value(error, "Error")))
+        skipped = generation.skipped_sources if generation is not None else None
+        if skipped:
+            lines = [f"{s.title or s.url or s.id}: {s.reason or 'no reason given'}" for s in skipped]
+            rows.append(("Skipped sources", plain_value("\n".join(lines), "Skipped sources")))
+        rows += [
+            ("Audio", link_label(item.audio_url, "Audio file") if item.audio_url else "—"),
+            ("Video", link_label(item.video_url, "Video file") if item.video_url else "—"),
+        ]
+        if item.url:
+            rows.append(("Episode page", link_label(item.url, "Open the episode page")))
+        rows += [
+            ("Hosts", plain_value(self.names.names("host", item.host_ids), "Hosts")),
+            ("Sources", plain_value(self.names.names("source", item.source_ids), "Sources")),
+            ("Created", format_time(item.created_at)),
+            ("Updated", format_time(item.updated_at)),
+        ]
+        if item.published_at:
+            rows.append(("Published", format_time(item.published_at)))
+        if item.scheduled_at:
+            rows.append(("Scheduled for", format_time(item.scheduled_at)))
+        rows.append(("Episode ID", plain_value(item.id, "Episode ID")))
+        note, note_kind = self._note_for(item, error)
+        self.details.show_facts(item.title or "(untitled)", rows, text=item.description or "", note=note,
+                                note_kind=note_kind)  # fmt: skip
+        self.details.set_actions(self._actions_for(item))
+        self._follow_generation(item)
+
+    def _note_for(self, item: Episode, error: str | None) -> tuple[str | None, str]:
+        wait = self.publish_waits.get(str(item.id))
+        if wait is not None:
+            return wait.text, "info"
+        if error:
+            return f"Generation failed: {error}", "error"
+        if _generating(item):
+            return "Generating: these details follow its progress.", "info"
+        if item.generation is None and item.status == "draft":
+            return "An empty draft: write and render it in the studio application before publishing.", "info"
+        return None, "info"
+
+    def _actions_for(self, item: Episode) -> list[QAbstractButton]:
+        actions: list[QAbstractButton] = [self.edit_button]
+        if item.status in ("published", "scheduled"):
+            actions.append(self.unpublish_button)
+        elif str(item.id) not in self.publish_waits:
+            actions += [self.publish_button, self.schedule_button]
+        actions.append(self.delete_button)
+        return actions
+
+    def new_item(self) -> None:
+        dialog = EpisodeCreateDialog(self.session, self._podcast_hint(), parent=self)
+        self._open_dialog(dialog, self._created)
+
+    # --- dialogs -------------------------------------------------------------------------------------------
+
+    def _podcast_hint(self) -> str | None:
+        chosen = self.podcast_filter.selected_id()
+        if chosen:
+            return chosen
+        return self.current.podcast_id if isinstance(self.current, Episode) else None
+
+    def _open_dialog(self, dialog: FormDialog, done: Any) -> FormDialog:
+        old = self.dialog
+        if old is not None and not old.isVisible():
+            old.deleteLater()
+        self.dialog = dialog
+        dialog.accepted.connect(lambda: done(dialog))
+        dialog.open()
+        return dialog
+
+    def _created(self, dialog: FormDialog) -> None:
+        if isinstance(dialog.result_value, Episode):
+            self.item_changed(dialog.result_value)
+            self.banner.show_message(f"Created the episode “{dialog.result_value.title or 'untitled'}”.")
+
+    def _generate_shortcut(self) -> None:
+        if self.generate_button.isEnabled():
+            self.generate()
+
+    def generate(self) -> GenerateDialog:
+        """Open the generate dialog (the button, Ctrl+G); the accepted episode is shown and selected."""
+        dialog = GenerateDialog(self.session, self._podcast_hint(), parent=self)
+        self._open_dialog(dialog, self._generated)
+        return dialog
+
+    def _generated(self, dialog: FormDialog) -> None:
+        accepted = dialog.result_value
+        if isinstance(accepted, Accepted) and isinstance(accepted.data, EpisodeAccepted):
+            self.banner.show_message("Generation started; the details follow its progress.", kind="info")
+            self.run(self._show_episode(str(accepted.data.id)), "Could not read the new episode")
+
+    async def _show_episode(self, episode_id: str) -> Episode:
+        episode = await self.session.call(lambda c: c.episodes.get(episode_id))
+        self.item_changed(episode)
+        return episode
+
+    def edit_current(self) -> None:
+        if isinstance(self.current, Episode):
+            dialog = EpisodeEditDialog(self.session, self.current, parent=self)
+            self._open_dialog(dialog, self._edited)
+
+    def _edited(self, dialog: FormDialog) -> None:
+        if isinstance(dialog.result_value, Episode):
+            self.item_changed(dialog.result_value)
+
+    # --- publishing ----------------------------------------------------------------------------------------
+
+    def publish_current(self, schedule: bool = False) -> None:
+        episode = self.current
+        if not isinstance(episode, Episode):
+            return
+        dialog = PublishDialog(
+            self.session,
+            episode,
+            lambda value: self._publish_first(episode, value),
+            schedule=schedule,
+            parent=self,
+        )
+        self._open_dialog(dialog, self._published)
+
+    async def _publish_once(self, episode: Episode, value: PublishInput) -> PublishResult:
+        when = value.scheduled_time
+        return await self.session.call(lambda c: c.episodes.publish(episode.id, when), write=True)
+
+    async def _publish_first(self, episode: Episode, value: PublishInput) -> PublishResult | PublishWait:
+        """The dialog's attempt: published, or waiting for rendering (the pane goes on), or refused."""
+        try:
+            return await self._publish_once(episode, value)
+        except UnprocessableError as error:
+            delay = _poll_after(error)
+            if delay is None:
+                raise _blocked(error) from None
+            return self._start_waiting(episode, value, delay)
+
+    def _published(self, dialog: FormDialog) -> None:
+        result = dialog.result_value
+        if isinstance(result, PublishResult) and isinstance(dialog, PublishDialog):
+            self.run(self._after_publish(dialog.episode, result), "Could not read the episode")
+
+    async def _after_publish(self, episode: Episode, result: PublishResult) -> None:
+        title = episode.title or "the episode"
+        if result.status == "scheduled":
+            self.banner.show_message(f"Scheduled “{title}” for {format_time(result.scheduled_time)}.")
+        else:
+            self.banner.show_message(f"Published “{title}”.")
+        await self._show_episode(str(episode.id))
+
+    def _start_waiting(self, episode: Episode, value: PublishInput, delay: float) -> PublishWait:
+        key = str(episode.id)
+        old = self.publish_waits.pop(key, None)
+        if old is not None and old.task is not None:
+            old.task.cancel()
+        wait = PublishWait(episode.title or "the episode", self)
+        self.extra_top.addWidget(wait)
+        self.publish_waits[key] = wait
+        wait.stop_button.clicked.connect(lambda: self.stop_waiting(key))
+        wait.task = self.run(
+            self._keep_publishing(episode, value, delay, wait), f"Could not publish “{wait.title}”"
+        )
+        self._refresh_if_current(key)
+        return wait
+
+    def stop_waiting(self, episode_id: str) -> None:
+        wait = self.publish_waits.get(str(episode_id))
+        if wait is not None and wait.task is not None and not wait.task.done():
+            wait.task.cancel()
+            self.banner.show_message(
+                f"Stopped waiting: “{wait.title}” stays a draft. Rendering goes on; publish it when it is done."
+            )
+
+    async def _keep_publishing(
+        self, episode: Episode, value: PublishInput, delay: float, wait: PublishWait
+    ) -> None:
+        key = str(episode.id)
+        attempt = 1
+        try:
+            while True:
+                await self._count_down(key, wait, delay, attempt)
+                attempt += 1
+                try:
+                    result = await self._publish_once(episode, value)
+                except UnprocessableError as error:
+                    next_delay = _poll_after(error)
+                    if next_delay is None:
+                        raise _blocked(error) from None
+                    if attempt >= self.publish_max_attempts:
+                        raise PublishBlocked(
+                            f"Rendering of “{wait.title}” is still running after {attempt} attempts to publish; "
+                            "publish it again later.",
+                            error.request_id,
+                        ) from None
+                    delay = next_delay
+                    continue
+                break
+        finally:
+            if self.publish_waits.get(key) is wait:
+                del self.publish_waits[key]
+            wait.hide()
+            wait.deleteLater()
+            self._refresh_if_current(key)
+        await self._after_publish(episode, result)
+
+    async def _count_down(self, key: str, wait: PublishWait, delay: float, attempt: int) -> None:
+        remaining = max(delay, 0.0)
+        while True:
+            shown = math.ceil(remaining)
+            text = f"Waiting for rendering of “{wait.title}” to finish… retrying in {shown} s"
+            if shown <= 0:
+                text = f"Publishing “{wait.title}”…"
+            wait.set_text(f"{text} (attempt {attempt + 1} of {self.publish_max_attempts})")
+            self._note_if_current(key, wait.text)
+            if remaining <= 0:
+                return
+            step = min(1.0, remaining)
+            await asyncio.sleep(step)
+            remaining -= step
+
+    def _note_if_current(self, key: str, text: str) -> None:
+        if isinstance(self.current, Episode) and str(self.current.id) == key:
+            self.details.note.setStyleSheet("color: palette(text);")
+            self.details.note.setText(text)
+            self.details.note.show()
+
+    def _refresh_if_current(self, key: str) -> None:
+        if isinstance(self.current, Episode) and str(self.current.id) == key:
+            self.show_item(self.current)
+
+    # --- unpublish and delete ------------------------------------------------------------------------------
+
+    def unpublish_current(self) -> None:
+        episode = self.current
+        if isinstance(episode, Episode):
+            self.run(self._unpublish(episode), f"Could not unpublish “{episode.title or 'the episode'}”")
+
+    async def _unpublish(self, episode: Episode) -> None:
+        title = episode.title or "this episode"
+        confirmed = await ask(
+            self,
+            "Unpublish episode",
+            f"Take this episode back to draft?\n\n“{title}” leaves the feed and the website until it is "
+            "published again.",
+            "Unpublish",
+            destructive=False,
+        )
+        if not confirmed:
+            return
+        fresh = await self.session.call(lambda c: c.episodes.unpublish(episode.id), write=True)
+        self.item_changed(fresh)
+        self.banner.show_message(f"“{title}” is a draft again.")
+
+    def delete_current(self) -> None:
+        episode = self.current
+        if isinstance(episode, Episode):
+            self.run(self._delete(episode), f"Could not delete “{episode.title or 'the episode'}”")
+
+    async def _delete(self, episode: Episode) -> None:
+        title = episode.title or "this untitled episode"
+        confirmed = await ask(
+            self,
+            "Delete episode",
+            f"Delete this episode for good?\n\n“{title}”, its audio and its video are removed. This cannot be undone.",
+            "Delete",
+        )
+        if not confirmed:
+            return
+        await self.session.call(lambda c: c.episodes.delete(episode.id), write=True)
+        self.stop_waiting(str(episode.id))
+        self.item_removed(str(episode.id))
+        self.banner.show_message(f"Deleted “{title}”.")
+
+    # --- following a generation ----------------------------------------------------------------------------
+
+    def _follow_generation(self, item: Episode) -> None:
+        key = str(item.id)
+        running = self._follow is not None and not self._follow.done()
+        if running and self._follow_id == key:
+            return
+        if running and self._follow is not None:
+            self._follow.cancel()
+        self._follow = None
+        if _generating(item):
+            self._follow_id = key
+            self._follow = tasks.start(
+                self._follow_loop(key), on_error=lambda _e: None, name="follow episode"
+            )
+
+    async def _follow_loop(self, key: str) -> None:
+        while True:
+            await asyncio.sleep(self.follow_seconds)
+            if (
+                not isinstance(self.current, Episode)
+                or str(self.current.id) != key
+                or self.model.row_of(key) < 0
+            ):
+                return
+            fresh = await self.session.call(lambda c: c.episodes.get(key))
+            if not isinstance(self.current, Episode) or str(self.current.id) != key:
+                return
+            self._follow_id = key
+            self.item_changed(fresh, select=False)
+            if not _generating(fresh):
+                return
+
+    def _names_arrived(self) -> None:
+        rows = self.model.rowCount()
+        if rows:
+            self.model.dataChanged.emit(self.model.index(0, 1), self.model.index(rows - 1, 1))
+        if isinstance(self.current, Episode):
+            self.show_item(self.current)
+
+
+def _poll_after(error: UnprocessableError) -> float | None:
+    recovery = error.recovery
+    if recovery is None or recovery.poll_after_seconds is None:
+        return None
+    return float(recovery.poll_after_seconds)
+
+
+def _blocked(error: UnprocessableError) -> PublishBlocked:
+    """The explanation of a 422 without a wait hint: the draft was never rendered (or nothing to do)."""
+    said = error.detail or error.title or ""
+    action = error.recovery.action if error.recovery is not None else None
+    if action == "check_result":  # such as "already published": the service's words say it
+        return PublishBlocked(said, error.request_id)
+    message = NOT_RENDERED + (f"\n(The service said: {said})" if said else "")
+    return PublishBlocked(message, error.request_id)

@@ -1,0 +1,150 @@
+"""The generate dialog: live validation and the credit estimate, and one idempotency key for every
+attempt, so sending again after a network failure starts one generation only."""
+
+from __future__ import annotations
+
+import socket
+import uuid
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from castdeck.api import Client
+from castdeck.api.models import Account, EpisodeGenerateInput
+from castdeck.api.resources.base import Accepted
+from castdeck.services.session import ConnectionState, Session
+from castdeck.ui.dialogs.generate_dialog import LENGTH_FIELD, GenerateDialog
+from castdeck.ui.panes.episodes import EpisodesPane
+from tests.conftest import DEMO_KEY
+from tests.gui.conftest import until
+from tests.gui.test_episodes_pane import make_pane
+from tests.gui.test_podcasts_pane import new_podcast, quiet
+
+PROMPT = "How lighthouses kept ships safe before satellite navigation, told by two keepers."
+
+
+async def open_dialog(pane: EpisodesPane) -> GenerateDialog:
+    dialog = pane.generate()
+    assert pane.dialog is dialog and dialog.isVisible()
+    await dialog.podcast_picker.wait_loaded()
+    await dialog.hosts_picker.wait_loaded()
+    await dialog.sources_picker.wait_loaded()
+    return dialog
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.asyncio
+async def test_generate_dialog_validates_and_estimates(
+    qtbot: QtBot, session: Session, shot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pane = await make_pane(qtbot, session)
+    dialog = await open_dialog(pane)
+    podcast = dialog.podcast_picker.items[dialog.podcast_picker.selected_id() or ""]
+    assert dialog.hosts_picker.selected_ids() == podcast.host_ids  # the podcast's hosts are proposed
+    assert dialog.idempotency_key in dialog.attempt_label.text() and "not sent" in dialog.attempt_label.text()
+    assert dialog.length_spin.value() == 7 and not dialog.render_check.isChecked()
+    assert "210 credits" in dialog.estimate.text()
+    assert not dialog.submit_button.isEnabled()  # no prompt yet
+    assert not dialog.rows["prompt"].error.isVisible()  # nor a complaint before typing
+
+    # sources that failed cannot be chosen
+    errored = [s for s in dialog.sources_picker.items.values() if s.status == "error"]
+    assert errored
+    for i in range(dialog.sources_picker.list.count()):
+        row = dialog.sources_picker.list.item(i)
+        source = dialog.sources_picker.items[row.data(Qt.ItemDataRole.UserRole)]
+        assert bool(row.flags() & Qt.ItemFlag.ItemIsEnabled) == (source.status != "error")
+
+    qtbot.keyClicks(dialog.prompt_edit, "short")
+    prompt_row = dialog.rows["prompt"]
+    assert not dialog.submit_button.isEnabled()
+    assert prompt_row.error.isVisible() and "at least 10" in prompt_row.error.text().lower()
+    assert prompt_row.counter is not None and prompt_row.counter.text() == "5 / 10,000 (at least 10)"
+    dialog.length_spin.setValue(75)
+    assert "2,250 credits" in dialog.estimate.text()
+
+    # a balance below the estimate is an inline error on the length
+    low = Account(organization_id="org_demo_studio", plan="creator", credits={"balance": 100})
+    monkeypatch.setattr(session, "_account", low)
+    session.accountChanged.emit(low)
+    length_row = dialog.rows[LENGTH_FIELD]
+    await until(lambda: length_row.error.isVisible())
+    assert "balance is 100" in length_row.error.text()
+    assert "more than the balance" in dialog.estimate.text()
+    dialog.try_submit()  # shows every problem; sends nothing
+    assert dialog.attempts == 0
+    await quiet()
+    shot(dialog, "dialog-generate-invalid")
+
+    qtbot.keyClicks(dialog.prompt_edit, " and more of it")
+    dialog.length_spin.setValue(3)  # 90 credits: within the balance
+    assert not prompt_row.error.isVisible() and not length_row.error.isVisible()
+    assert dialog.submit_button.isEnabled(), dialog.problem.text()
+    dialog.reject()
+    await quiet()
+
+
+@pytest.mark.asyncio
+async def test_generating_again_after_a_network_failure_starts_one_episode(
+    qtbot: QtBot, session: Session, shot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    podcast = await new_podcast(session, f"Keepers {uuid.uuid4().hex[:6]}")
+    pane = await make_pane(qtbot, session, podcast)
+    assert pane.model.rowCount() == 0
+    dialog = await open_dialog(pane)
+    assert dialog.podcast_picker.selected_id() == podcast.id  # the filtered podcast is proposed
+    key = dialog.idempotency_key
+    dialog.prompt_edit.setPlainText(PROMPT)
+    dialog.length_spin.setValue(1)
+    source = next(s for s in dialog.sources_picker.items.values() if s.status == "completed")
+    dialog.sources_picker.check(source.id)
+    assert dialog.submit_button.isEnabled(), dialog.problem.text()
+    assert "30 credits" in dialog.estimate.text()
+    await quiet()
+    shot(dialog, "dialog-generate")
+
+    # the first attempt cannot reach the service (the network went away as the user pressed Generate)
+    working = session.client
+    broken = Client(f"http://127.0.0.1:{closed_port()}", DEMO_KEY, timeout=5.0, max_retries=1)
+    monkeypatch.setattr(session, "_client", broken)
+    assert dialog.submit_button.isEnabled()
+    qtbot.mouseClick(dialog.submit_button, Qt.MouseButton.LeftButton)
+    await dialog.wait_sent()
+    assert dialog.isVisible() and dialog.result_value is None
+    assert dialog.banner.kind == "error"
+    assert session.state is ConnectionState.OFFLINE
+    await until(lambda: not dialog.submit_button.isEnabled())  # not while offline
+    assert dialog.idempotency_key == key and "sent 1×" in dialog.attempt_label.text()
+
+    # the service is back (the session notices by itself): the same dialog sends again, same key
+    monkeypatch.setattr(session, "_client", working)
+    await until(lambda: session.state is ConnectionState.ONLINE)
+    await broken.aclose()
+    await until(dialog.submit_button.isEnabled)
+    qtbot.mouseClick(dialog.submit_button, Qt.MouseButton.LeftButton)
+    await dialog.wait_sent()
+    assert dialog.result() == GenerateDialog.DialogCode.Accepted, dialog.banner.text
+    accepted = dialog.result_value
+    assert isinstance(accepted, Accepted) and accepted.idempotency_key == key
+    assert dialog.attempts == 2 and "sent 2×" in dialog.attempt_label.text()
+    episode_id = str(accepted.data.id)
+
+    # the pane shows the accepted episode, selected
+    await until(lambda: pane.current is not None and str(pane.current.id) == episode_id)
+    await until(lambda: pane.details.value_of("Episode ID") == episode_id)
+    assert "Generation started" in pane.banner.text
+
+    # had the first attempt reached the service, sending again would have answered the same episode
+    payload = dialog.validate(dialog.collect())
+    assert isinstance(payload, EpisodeGenerateInput)
+    again = await session.client.episodes.generate(payload, idempotency_key=key)
+    assert str(again.data.id) == episode_id
+    episodes = [e.id async for e in session.client.episodes.list(podcast_id=podcast.id, limit=100)]
+    assert episodes == [episode_id]
+    await quiet(timeout=60)

@@ -1,0 +1,107 @@
+"""The main window: every pane loads, keyboard shortcuts, accessible names, screenshots."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QLineEdit,
+    QPlainTextEdit,
+    QTextEdit,
+    QWidget,
+)
+from pytestqt.qtbot import QtBot
+
+from castdeck.services.session import Session
+from castdeck.ui.main_window import MainWindow
+from castdeck.ui.pane import ResourcePane
+from castdeck.ui.panes import pane_specs
+from tests.gui.conftest import until
+
+CONTROLS = (
+    QAbstractButton,
+    QLineEdit,
+    QComboBox,
+    QAbstractItemView,
+    QAbstractSpinBox,
+    QPlainTextEdit,
+    QTextEdit,
+)
+
+
+def unnamed_controls(root: QWidget) -> list[str]:
+    missing = []
+    for control in root.findChildren(QWidget):
+        if not isinstance(control, CONTROLS) or not control.isVisibleTo(root):
+            continue
+        if control.parent() is not None and type(control.parent()).__name__ in (
+            "QComboBox",
+            "QAbstractSpinBox",
+        ):
+            continue
+        text = control.text() if isinstance(control, QAbstractButton) else ""
+        if not (control.accessibleName() or text):
+            missing.append(
+                f"{type(control).__name__} {control.objectName()!r} in {type(control.parent()).__name__}"
+            )
+    return missing
+
+
+async def open_window(qtbot: QtBot, session: Session) -> MainWindow:
+    window = MainWindow(session)
+    qtbot.addWidget(window)
+    window.resize(1400, 860)
+    window.show()
+    window.activateWindow()
+    QApplication.setActiveWindow(window)
+    await until(window.isActiveWindow)
+    return window
+
+
+@pytest.mark.asyncio
+async def test_every_pane_loads_with_named_controls_and_a_screenshot(
+    qtbot: QtBot, session: Session, shot
+) -> None:
+    window = await open_window(qtbot, session)
+    for spec in pane_specs():
+        pane = window.show_pane(spec.title)
+        if isinstance(pane, ResourcePane):
+            await until(lambda p=pane: p.model.rowCount() > 0 and not p.model.loading, timeout=30)
+            assert not pane.banner.isVisible(), pane.banner.text
+            pane.table.selectRow(0)
+            await until(lambda p=pane: p.current is not None)
+            await pane.model.wait_idle()
+        await until(lambda: session.in_flight == 0)
+        assert unnamed_controls(window) == [], spec.title
+        shot(window, f"app-{spec.title.lower()}")
+
+
+@pytest.mark.asyncio
+async def test_keyboard_switches_panes_refreshes_filters_and_creates(qtbot: QtBot, session: Session) -> None:
+    window = await open_window(qtbot, session)
+    for number, spec in enumerate(pane_specs()[:10], start=1):
+        qtbot.keyClick(window, getattr(Qt.Key, f"Key_{number % 10}"), Qt.KeyboardModifier.ControlModifier)
+        assert window.stack.currentWidget() is window.pane(spec.title), spec.title
+    voices = window.show_pane("Voices")
+    await until(lambda: voices.model.rowCount() == 24 and not voices.model.loading)
+    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert voices.filter_edit.hasFocus()
+    qtbot.keyClicks(voices.filter_edit, "scottish")
+    assert voices.proxy.rowCount() == 2
+    qtbot.keyClick(window, Qt.Key.Key_F5)
+    assert voices.model.loading or voices.model.rowCount() == 0
+    await until(lambda: voices.model.rowCount() == 24 and not voices.model.loading)
+    for spec in pane_specs():
+        pane = window.show_pane(spec.title)
+        if isinstance(pane, ResourcePane) and pane.new_button is not None:
+            await until(lambda p=pane: p.new_button.isEnabled())
+            qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+            dialog = await until(lambda p=pane: getattr(p, "dialog", None))
+            await until(dialog.isVisible)
+            dialog.reject()
+            await until(lambda d=dialog: not d.isVisible())
