@@ -63,6 +63,8 @@ def main() -> None:
             env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_DATA_HOME": f"{tmp}/xdg",
                    "XDG_CONFIG_HOME": f"{tmp}/config", "CASTDECK_BASE_URL": sandbox.base_url,
                    "CASTDECK_API_KEY": DEMO_KEY, "CASTDECK_STARTUP_PROBE": "Episodes"}  # fmt: skip
+            # As on a user's machine, Python keeps compiled bytecode (this workplace turns it off).
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
             app_cmd = [sys.executable, "-m", "castdeck"]
             bare_cmd = [sys.executable, "-c", BARE]
             timed(app_cmd, env), timed(bare_cmd, env)  # warm the file cache once

@@ -1,16 +1,15 @@
 """The desktop app: QApplication, the qasync loop, the connection, the main window.
 
-    castdeck                      the last used profile, or the connect dialog
-    castdeck --sandbox            the embedded sandbox as a child process, with the demo key
-    castdeck --profile NAME       a saved profile
-    CASTDECK_BASE_URL and CASTDECK_API_KEY override both.
+castdeck                      the last used profile, or the connect dialog
+castdeck --sandbox            the embedded sandbox as a child process, with the demo key
+castdeck --profile NAME       a saved profile
+CASTDECK_BASE_URL and CASTDECK_API_KEY override both.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
 import logging.handlers
 import os
@@ -51,7 +50,9 @@ def user_data_dir() -> Path:
 
 def _setup_logging(data_dir: Path) -> None:
     data_dir.mkdir(parents=True, exist_ok=True)
-    handler = logging.handlers.RotatingFileHandler(data_dir / "castdeck.log", maxBytes=2_000_000, backupCount=2)
+    handler = logging.handlers.RotatingFileHandler(
+        data_dir / "castdeck.log", maxBytes=2_000_000, backupCount=2
+    )
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.addHandler(handler)
@@ -137,16 +138,14 @@ class CastdeckApp:
     def _open_window(self, connection: Connection) -> None:
         self.session = Session(connection.profile, connection.api_key, self.cache)
         start_pane = os.environ.get(STARTUP_PROBE) or MainWindow.remembered_pane() or "Episodes"
-        self.window = MainWindow(self.session)
+        self.window = MainWindow(self.session, start_pane=start_pane)
         self.window.closing.connect(self.finished.set)
         self.window.switchProfileRequested.connect(lambda: tasks.start(self.switch_profile()))
         self.window.restartSandboxRequested.connect(lambda: tasks.start(self.restart_sandbox()))
         if self.sandbox is not None:
             self.sandbox.crashed.connect(self._sandbox_crashed)
-        with contextlib.suppress(KeyError):
-            self.window.show_pane(start_pane)
         if os.environ.get(STARTUP_PROBE):
-            self._probe_first_paint(self.window.pane(start_pane))
+            self._probe_first_paint(self.window.current_pane())
         self.window.show()
         tasks.start(self.session.connect(), on_error=self._connect_failed, name="connect")
 
@@ -158,7 +157,10 @@ class CastdeckApp:
             def eventFilter(self, watched: QObject, event: QEvent) -> bool:
                 if event.type() == QEvent.Type.Paint and pane.model.rowCount() > 0:
                     watched.removeEventFilter(self)
-                    QTimer.singleShot(0, lambda: (print("painted", pane.model.rowCount(), flush=True), app._stop_requested()))
+                    QTimer.singleShot(
+                        0,
+                        lambda: (print("painted", pane.model.rowCount(), flush=True), app._stop_requested()),
+                    )
                 return False
 
         self._probe = Probe(pane)
@@ -218,7 +220,9 @@ def _excepthook(kind: type[BaseException], error: BaseException, tb: TracebackTy
     """A bug: logged with its traceback, shown as a message (never a traceback dialog)."""
     log.error("unexpected error\n%s", "".join(traceback.format_exception(kind, error, tb)))
     app = QApplication.instance()
-    window = next((w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)), None) if app else None
+    window = (
+        next((w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)), None) if app else None
+    )
     if window is not None:
         window.banner.show_message(
             f"Something went wrong inside Castdeck ({kind.__name__}: {error}). Details are in the log.",

@@ -145,10 +145,10 @@ class Transport:
         self._api = httpx.AsyncClient(
             timeout=self.timeout, follow_redirects=False, headers=headers, transport=http_transport
         )
-        self._bare = httpx.AsyncClient(
-            timeout=self.timeout, follow_redirects=False, headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity"},
-            transport=signed_transport,
-        )  # fmt: skip
+        # Made on first use: most sessions never touch a signed address, and each client costs an
+        # SSL context (tens of milliseconds at start-up).
+        self._signed_transport = signed_transport
+        self._bare: httpx.AsyncClient | None = None
         self.last_request_id: str | None = None
 
     def __repr__(self) -> str:  # never show the key
@@ -156,11 +156,17 @@ class Transport:
 
     async def aclose(self) -> None:
         await self._api.aclose()
-        await self._bare.aclose()
+        if self._bare is not None:
+            await self._bare.aclose()
 
     @property
     def signed_client(self) -> httpx.AsyncClient:
         """The client for signed addresses: it never carries credentials."""
+        if self._bare is None:
+            self._bare = httpx.AsyncClient(
+                timeout=self.timeout, follow_redirects=False, transport=self._signed_transport,
+                headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity"},
+            )  # fmt: skip
         return self._bare
 
     def url(self, path_or_url: str) -> str:
@@ -239,7 +245,7 @@ class Transport:
         seen: set[str] = set()
         for _ in range(MAX_REDIRECTS + 1):
             request_headers = {**headers, **self._credentials_for(url)}
-            client = self._api if request_headers.get("Authorization") else self._bare
+            client = self._api if request_headers.get("Authorization") else self.signed_client
             request = client.build_request(
                 method, url, params=params or None, content=body, headers=request_headers
             )
@@ -271,10 +277,10 @@ class Transport:
         followed (still without credentials), never retried here (the caller decides)."""
         request_headers = {k: v for k, v in (headers or {}).items() if k.lower() != "authorization"}
         for _ in range(MAX_REDIRECTS + 1):
-            request = self._bare.build_request(method, url, headers=request_headers, content=content)
+            request = self.signed_client.build_request(method, url, headers=request_headers, content=content)
             if timeout is not None:
                 request.extensions["timeout"] = timeout.as_dict()
-            response = await _send_bounded(self._bare, request)
+            response = await _send_bounded(self.signed_client, request)
             if (
                 response.status in (307, 308)
                 and "location" in response.headers

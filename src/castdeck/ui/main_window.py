@@ -36,7 +36,12 @@ class MainWindow(QMainWindow):
     switchProfileRequested = Signal()
 
     def __init__(
-        self, session: Session, parent: QWidget | None = None, *, panes: list[PaneSpec] | None = None
+        self,
+        session: Session,
+        parent: QWidget | None = None,
+        *,
+        panes: list[PaneSpec] | None = None,
+        start_pane: str | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("main_window")
@@ -44,7 +49,7 @@ class MainWindow(QMainWindow):
         self.setMinimumSize(QSize(900, 560))
         self._specs = panes or pane_specs()
         self.session: Session | None = None
-        self.panes: list[QWidget] = []
+        self._built: dict[int, QWidget] = {}
 
         central = QWidget(self)
         outer = QVBoxLayout(central)
@@ -102,23 +107,25 @@ class MainWindow(QMainWindow):
         self.jobs_dock.hide()
 
         self._build_actions()
+        titles = [spec.title for spec in self._specs]
+        self._start_row = titles.index(start_pane) if start_pane in titles else 0
         self.set_session(session)
 
     # --- panes ---------------------------------------------------------------------------------------------
 
     def set_session(self, session: Session) -> None:
         """Show a (new) connection: panes are built anew for it."""
-        current = max(self.sidebar.currentRow(), 0)
-        for pane in self.panes:
-            self.stack.removeWidget(pane)
-            pane.deleteLater()
-        self.panes = []
+        current = self.sidebar.currentRow() if self.sidebar.currentRow() >= 0 else self._start_row
+        while self.stack.count():
+            old = self.stack.widget(0)
+            self.stack.removeWidget(old)
+            old.deleteLater()
+        self._built = {}
+        self.sidebar.blockSignals(True)
         self.sidebar.clear()
         self.session = session
         for number, spec in enumerate(self._specs, start=1):
-            pane = spec.factory(session, self)
-            self.panes.append(pane)
-            self.stack.addWidget(pane)
+            self.stack.addWidget(QWidget(self.stack))  # the pane itself is built when first shown
             shortcut = f"Ctrl+{number % 10}" if number <= 10 else ""
             item = QListWidgetItem(spec.title)
             item.setToolTip(f"{spec.title} ({shortcut})" if shortcut else spec.title)
@@ -134,21 +141,41 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(
             title + (" (Sandbox)" if sandbox and "Sandbox" not in session.profile.name else "")
         )
-        self.sidebar.setCurrentRow(min(current, len(self.panes) - 1))
+        self.sidebar.setCurrentRow(min(current, len(self._specs) - 1))
+        self.sidebar.blockSignals(False)
         self._switch(self.sidebar.currentRow())
 
-    def pane(self, title: str) -> Any:
-        for spec, pane in zip(self._specs, self.panes, strict=True):
-            if spec.title == title:
-                return pane
-        raise KeyError(title)
+    @property
+    def panes(self) -> list[QWidget]:
+        """The panes built so far."""
+        return [self._built[row] for row in sorted(self._built)]
 
-    def show_pane(self, title: str) -> Any:
+    def _row(self, title: str) -> int:
         for row, spec in enumerate(self._specs):
             if spec.title == title:
-                self.sidebar.setCurrentRow(row)
-                return self.panes[row]
+                return row
         raise KeyError(title)
+
+    def _pane_at(self, row: int) -> QWidget:
+        pane = self._built.get(row)
+        if pane is None:
+            assert self.session is not None
+            placeholder = self.stack.widget(row)
+            pane = self._specs[row].build(self.session, self.stack)
+            self.stack.insertWidget(row, pane)
+            self.stack.removeWidget(placeholder)
+            placeholder.deleteLater()
+            self._built[row] = pane
+        return pane
+
+    def pane(self, title: str) -> Any:
+        """The pane with this title (built now if it was not shown yet)."""
+        return self._pane_at(self._row(title))
+
+    def show_pane(self, title: str) -> Any:
+        row = self._row(title)
+        self.sidebar.setCurrentRow(row)
+        return self._pane_at(row)
 
     def current_pane(self) -> QWidget | None:
         return self.stack.currentWidget()
@@ -159,10 +186,10 @@ class MainWindow(QMainWindow):
         return value if isinstance(value, str) else None
 
     def _switch(self, row: int) -> None:
-        if 0 <= row < len(self.panes):
+        if 0 <= row < len(self._specs):
+            pane = self._pane_at(row)
             self.stack.setCurrentIndex(row)
             QSettings().setValue("window/last_pane", self._specs[row].title)
-            pane = self.panes[row]
             activate = getattr(pane, "activate", None)
             if callable(activate):
                 activate()

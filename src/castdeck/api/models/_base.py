@@ -41,13 +41,13 @@ class FieldError(BaseModel):
 class InputModel(BaseModel):
     """A request body or query: unknown fields are rejected and strings are taken as given."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False, defer_build=True)
 
 
 class ResourceModel(BaseModel):
     """A response resource: unknown fields are kept so nothing the service sends is lost."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
 
     # The X-Request-Id of the answer this resource came from (set by the client; not a field).
     _request_id: str | None = PrivateAttr(default=None)

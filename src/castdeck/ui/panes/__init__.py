@@ -1,9 +1,12 @@
-"""The panes of the main window, in navigation order (Ctrl+1 … Ctrl+9, Ctrl+0)."""
+"""The panes of the main window, in navigation order (Ctrl+1 … Ctrl+9, Ctrl+0).
+
+A pane's module is imported, and the pane built, when it is first shown: start-up pays only for
+the pane the window opens on.
+"""
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
+import importlib
 from dataclasses import dataclass
 
 from PySide6.QtWidgets import QWidget
@@ -16,23 +19,28 @@ __all__ = ["PaneSpec", "pane_specs"]
 @dataclass(frozen=True)
 class PaneSpec:
     title: str
-    factory: Callable[[Session, QWidget], QWidget]
+    target: str  # "module:Class" under castdeck.ui.panes
+
+    def build(self, session: Session, parent: QWidget) -> QWidget:
+        module, name = self.target.split(":")
+        cls = getattr(importlib.import_module(f"castdeck.ui.panes.{module}"), name)
+        pane: QWidget = cls(session, parent)
+        return pane
 
 
-@functools.cache
+PANES = (
+    PaneSpec("Podcasts", "podcasts:PodcastsPane"),
+    PaneSpec("Episodes", "episodes:EpisodesPane"),
+    PaneSpec("Hosts", "hosts:HostsPane"),
+    PaneSpec("Voices", "voices:VoicesPane"),
+    PaneSpec("Sources", "sources:SourcesPane"),
+    PaneSpec("Videos", "media:VideosPane"),
+    PaneSpec("Shorts", "media:ShortsPane"),
+    PaneSpec("Voiceovers", "media:VoiceoversPane"),
+    PaneSpec("Account", "account:AccountPane"),
+    PaneSpec("Scripts", "scripts:ScriptsPane"),
+)
+
+
 def pane_specs() -> list[PaneSpec]:
-    """Imported on first use: pane modules import each other's helpers (voice columns, pickers)."""
-    from .account import AccountPane
-    from .episodes import EpisodesPane
-    from .podcasts import PodcastsPane
-    from .scripts import ScriptsPane
-    from .voices import VoicesPane
-
-    return [
-        PaneSpec("Podcasts", PodcastsPane),
-        PaneSpec("Episodes", EpisodesPane),
-        PaneSpec("Voices", VoicesPane),
-        PaneSpec("Account", AccountPane),
-        PaneSpec("Scripts", ScriptsPane),
-    ]
-
+    return list(PANES)
