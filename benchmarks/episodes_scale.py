@@ -24,16 +24,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
+from castdeck.ui.panes.episodes import EpisodesPane  # noqa: E402
 from PySide6.QtCore import QEvent, QObject, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
+from tests.conftest import DEMO_KEY, start_sandbox  # noqa: E402
 
 from castdeck.services.event_loop import new_event_loop  # noqa: E402
 from castdeck.services.profiles import Profile  # noqa: E402
 from castdeck.services.session import Session  # noqa: E402
 from castdeck.services.tasks import tasks  # noqa: E402
 from castdeck.store.cache import Cache  # noqa: E402
-from castdeck.ui.panes.episodes import EpisodesPane  # noqa: E402
-from tests.conftest import DEMO_KEY, start_sandbox  # noqa: E402
 
 
 def rss_mib() -> float:
@@ -59,7 +59,9 @@ def seed(base_url: str, wanted: int) -> int:
             have += len(response.json()["data"])
             url = response.links.get("next", {}).get("url")
         for i in range(have, wanted):
-            client.post("/v1/episodes", json={"podcast_id": podcast, "title": f"Bulk episode {i:05d}"}).raise_for_status()
+            client.post(
+                "/v1/episodes", json={"podcast_id": podcast, "title": f"Bulk episode {i:05d}"}
+            ).raise_for_status()
         return max(have, wanted)
 
 
@@ -119,7 +121,9 @@ async def first_rows(session: Session) -> tuple[float, EpisodesPane]:
 
 async def bare_first_page(base_url: str) -> float:
     start = time.perf_counter()
-    async with httpx.AsyncClient(base_url=base_url, headers={"Authorization": f"Bearer {DEMO_KEY}"}) as client:
+    async with httpx.AsyncClient(
+        base_url=base_url, headers={"Authorization": f"Bearer {DEMO_KEY}"}
+    ) as client:
         response = await client.get("/v1/episodes", params={"limit": 100})
         response.json()
     return time.perf_counter() - start
@@ -183,9 +187,14 @@ def main() -> None:
     try:
         started = time.perf_counter()
         total = seed(sandbox.base_url, args.episodes)
-        print(f"sandbox with {total:,} episodes ready in {time.perf_counter() - started:.0f} s (kept in {args.data})")
+        print(
+            f"sandbox with {total:,} episodes ready in {time.perf_counter() - started:.0f} s (kept in {args.data})"
+        )
         app = QApplication.instance() or QApplication([])
-        with tempfile.TemporaryDirectory() as tmp, asyncio.Runner(loop_factory=lambda: new_event_loop(app)) as runner:
+        with (
+            tempfile.TemporaryDirectory() as tmp,
+            asyncio.Runner(loop_factory=lambda: new_event_loop(app)) as runner,
+        ):
             runner.run(run(sandbox.base_url, args.repeats, Path(tmp)))
     finally:
         sandbox.stop()

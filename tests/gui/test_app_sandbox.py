@@ -18,7 +18,9 @@ from tests.gui.conftest import settle, until
 
 @pytest.mark.asyncio
 async def test_sandbox_window_crash_and_restart(qtbot: QtBot, tmp_path: Path, shot) -> None:
-    args: argparse.Namespace = build_parser().parse_args(["--sandbox", "--data", str(tmp_path / "sb"), "--speed", "50"])
+    args: argparse.Namespace = build_parser().parse_args(
+        ["--sandbox", "--data", str(tmp_path / "sb"), "--speed", "50"]
+    )
     app = CastdeckApp(args, tmp_path / "data")
     try:
         connection = await app._first_connection()
@@ -41,7 +43,10 @@ async def test_sandbox_window_crash_and_restart(qtbot: QtBot, tmp_path: Path, sh
         shot(window, "app-sandbox-crashed")
 
         window.restart_button.click()
-        await until(lambda: app.session.state is ConnectionState.ONLINE and not window.restart_button.isVisible(), timeout=40)
+        await until(
+            lambda: app.session.state is ConnectionState.ONLINE and not window.restart_button.isVisible(),
+            timeout=40,
+        )
         assert app.sandbox.base_url and app.sandbox.base_url != first_url
         assert app.session.profile.base_url == app.sandbox.base_url
     finally:

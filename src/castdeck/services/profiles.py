@@ -7,6 +7,7 @@ QSettings, the cache database or a log.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from dataclasses import dataclass
@@ -158,10 +159,8 @@ class KeyStore:
     def delete(self, profile: str) -> None:
         self._session_only.pop(profile, None)
         keyring = _keyring()
-        try:
+        with contextlib.suppress(keyring.errors.KeyringError, RuntimeError):
             keyring.delete_password(KEYRING_SERVICE, profile)
-        except (keyring.errors.KeyringError, RuntimeError):
-            pass
 
 
 def check_address(base_url: str, api_key: str) -> list[tuple[str, str]]:

@@ -69,7 +69,7 @@ class SandboxProcess(QObject):
                 "--speed",
                 str(self.speed),
                 "--exit-with-parent",
-            ]  # fmt: skip
+            ]
         )
         process.setStandardErrorFile(str(self.log_path), QProcess.OpenModeFlag.Append)
         process.readyReadStandardOutput.connect(self._read_output)

@@ -33,7 +33,9 @@ class Connection:
 
 class ConnectDialog(FormDialog):
     def __init__(self, profiles: ProfileStore, keys: KeyStore, parent: QWidget | None = None) -> None:
-        super().__init__("Connect to the service", self._connect, submit_label="Check key and connect", parent=parent)
+        super().__init__(
+            "Connect to the service", self._connect, submit_label="Check key and connect", parent=parent
+        )
         self.profiles = profiles
         self.keys = keys
         self.keychain = keys.keychain_available()
@@ -127,7 +129,9 @@ class ConnectDialog(FormDialog):
         elif len(body["name"]) > 60:
             errors.append(FieldError(field="name", message="at most 60 characters"))
         if not self.keychain and not body["session_only"]:
-            errors.append(FieldError(field="session_only", message="no keychain: the key can only be kept for this run"))
+            errors.append(
+                FieldError(field="session_only", message="no keychain: the key can only be kept for this run")
+            )
         if errors:
             raise InputValidationError(errors, "Connection")
         return body
@@ -139,7 +143,9 @@ class ConnectDialog(FormDialog):
             problem = key_problem(error)
             if problem is None:
                 raise
-            raise InputValidationError([FieldError(field=problem[0], message=problem[1])], "Connection") from None
+            raise InputValidationError(
+                [FieldError(field=problem[0], message=problem[1])], "Connection"
+            ) from None
         profile = Profile(body["name"], body["base_url"])
         stored = self.keys.save(profile.name, body["api_key"], session_only=body["session_only"])
         self.profiles.save(profile)

@@ -179,7 +179,7 @@ class FormDialog(QDialog):
             row.update_counter()
             self.revalidate()
 
-        if isinstance(widget, QLineEdit) or isinstance(widget, QPlainTextEdit | QTextEdit):
+        if isinstance(widget, (QLineEdit, QPlainTextEdit | QTextEdit)):
             widget.textChanged.connect(changed)
         elif isinstance(widget, QComboBox):
             widget.currentIndexChanged.connect(changed)
@@ -231,7 +231,9 @@ class FormDialog(QDialog):
         self.show_errors(errors, only_touched=not self._tried)
         ok = value is not None and not errors
         self.submit_button.setEnabled(ok and not self._submitting)
-        self.problem.setText("" if ok else f"To {self.submit_button.text().lower()}: {self._first_problem(errors)}")
+        self.problem.setText(
+            "" if ok else f"To {self.submit_button.text().lower()}: {self._first_problem(errors)}"
+        )
         return ok
 
     def _first_problem(self, errors: list[FieldError]) -> str:
@@ -274,7 +276,9 @@ class FormDialog(QDialog):
         layout = self.layout()
         if layout is None:
             return
-        needed = layout.heightForWidth(self.width()) if layout.hasHeightForWidth() else layout.sizeHint().height()
+        needed = (
+            layout.heightForWidth(self.width()) if layout.hasHeightForWidth() else layout.sizeHint().height()
+        )
         needed = max(needed, layout.minimumSize().height())
         if needed > self.height():
             self.resize(self.width(), needed)

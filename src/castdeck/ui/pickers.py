@@ -166,7 +166,9 @@ class CheckPicker(QWidget):
         self.list.blockSignals(True)
         for i in range(self.list.count()):
             row = self.list.item(i)
-            row.setCheckState(Qt.CheckState.Checked if row.data(ID_ROLE) in self._wanted else Qt.CheckState.Unchecked)
+            row.setCheckState(
+                Qt.CheckState.Checked if row.data(ID_ROLE) in self._wanted else Qt.CheckState.Unchecked
+            )
         self.list.blockSignals(False)
         self._order = [key for key in self._wanted if key in self.items]
         self._update_status()

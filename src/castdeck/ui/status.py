@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 
 from castdeck.api.models import Account
@@ -51,10 +53,8 @@ class StatusBar(QStatusBar):
         if self.session is not None:
             for signal, slot in ((self.session.stateChanged, self._state), (self.session.accountChanged, self._account),
                                  (self.session.activityChanged, self._activity)):  # fmt: skip
-                try:
+                with contextlib.suppress(RuntimeError, TypeError):
                     signal.disconnect(slot)
-                except (RuntimeError, TypeError):
-                    pass
         self.session = session
         session.stateChanged.connect(self._state)
         session.accountChanged.connect(self._account)

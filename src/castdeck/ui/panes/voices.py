@@ -37,7 +37,7 @@ def voice_columns() -> list[Column]:
             lambda v: v.id,
             sort_key=lambda v: (0, v.id) if isinstance(v.id, int) else (1, str(v.id)),
             align_right=True,
-        ),  # fmt: skip
+        ),
     ]
 
 
