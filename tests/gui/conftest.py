@@ -93,6 +93,13 @@ async def settle() -> None:
     await tasks.cancel_all()
 
 
+async def quiet(timeout: float = 30.0) -> None:
+    """Until no background work runs. End a test with it (or ``settle()``) when the test started
+    work it does not wait for: pytest-qt pumps Qt events after the test, outside the loop."""
+    await until(lambda: tasks.running == 0, timeout=timeout)
+    await asyncio.sleep(0.05)
+
+
 async def until(predicate: Callable[[], Any], timeout: float = 30.0, interval: float = 0.02) -> Any:
     """Await until ``predicate()`` is truthy (the loop keeps running: Qt events, requests)."""
     deadline = time.monotonic() + timeout

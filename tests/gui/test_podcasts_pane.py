@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 
 import pytest
@@ -12,19 +11,11 @@ from pytestqt.qtbot import QtBot
 
 from castdeck.api.models import Host, Podcast
 from castdeck.services.session import Session
-from castdeck.services.tasks import tasks
 from castdeck.ui.dialogs.podcast_dialog import PodcastDialog
 from castdeck.ui.panes.podcasts import PodcastsPane
-from tests.gui.conftest import until
+from tests.gui.conftest import quiet, until
 
 BACKSTORY = "A producer who keeps every conversation on time and on topic."
-
-
-async def quiet(timeout: float = 30.0) -> None:
-    """Until no background work is running (a screenshot pumps Qt events, which must not happen
-    while a request or a cache write is half-way)."""
-    await until(lambda: all(t.done() for t in list(tasks._tasks)), timeout=timeout)
-    await asyncio.sleep(0.05)
 
 
 async def open_pane(qtbot: QtBot, session: Session, page_size: int | None = None) -> PodcastsPane:

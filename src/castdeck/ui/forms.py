@@ -241,7 +241,9 @@ class FormDialog(QDialog):
             return "complete the form"
         error = errors[0]
         row = self.row_for(error.field)
-        return f"{row.label if row else (error.field or 'input')} — {error.message}"
+        if row is None and not error.field:
+            return error.message
+        return f"{row.label if row else error.field} — {error.message}"
 
     def row_for(self, field: str) -> FieldRow | None:
         """The row an error path belongs to: ``host_ids.2`` → ``host_ids``, ``options.x`` → ``options.x``."""

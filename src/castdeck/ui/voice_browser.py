@@ -30,6 +30,8 @@ from .widgets import describe_error
 
 __all__ = ["VoiceBrowser", "voice_name"]
 
+HIDDEN_COLUMNS = ("Type", "ID")
+
 
 def voice_name(voice: Any) -> str:
     """How a voice is named to the user: its description, or its id."""
@@ -88,6 +90,9 @@ class VoiceBrowser(QWidget):
         header.setHighlightSections(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column, column_def in enumerate(voice_columns()):
+            if column_def.title in HIDDEN_COLUMNS:  # shown beside the table for the chosen voice
+                self.table.hideColumn(column)
         self.table.setMinimumHeight(180)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         body.addWidget(self.table, 3)
@@ -234,16 +239,19 @@ class VoiceBrowser(QWidget):
                 shown.setText("—" if value in (None, "") else str(value))
                 self.facts.addRow(label, shown)
         hidden = self.model.row_of(str(self._selected_id)) < 0 and not self.model.loading
-        self.note.setText("The current filters hide this voice; it stays chosen." if hidden else "")
+        self.note.setText(
+            "This voice is not in the list shown; it stays chosen until you pick another." if hidden else ""
+        )
         self.note.setVisible(hidden)
 
     def voice_details(self) -> dict[str, str]:
         """The facts shown for the chosen voice (tests)."""
         shown: dict[str, str] = {}
         for row in range(self.facts.rowCount()):
-            label = self.facts.itemAt(row, QFormLayout.ItemRole.LabelRole).widget()
-            field = self.facts.itemAt(row, QFormLayout.ItemRole.FieldRole).widget()
+            label_item = self.facts.itemAt(row, QFormLayout.ItemRole.LabelRole)
+            field_item = self.facts.itemAt(row, QFormLayout.ItemRole.FieldRole)
+            label = label_item.widget() if label_item is not None else None
+            field = field_item.widget() if field_item is not None else None
             if isinstance(label, QLabel) and isinstance(field, QLabel):
                 shown[label.text()] = field.text()
         return shown
-

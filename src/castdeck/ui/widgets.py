@@ -148,6 +148,7 @@ async def ask(parent: QWidget, title: str, text: str, confirm: str, *, destructi
     """A confirmation question; True when the user confirms."""
     box = QMessageBox(parent)
     box.setWindowTitle(title)
+    box.setTextFormat(Qt.TextFormat.PlainText)  # the question may quote names from the service
     box.setText(text)
     box.setIcon(QMessageBox.Icon.Warning if destructive else QMessageBox.Icon.Question)
     yes = box.addButton(

@@ -10,7 +10,7 @@ import html
 import re
 from typing import Any
 
-from PySide6.QtWidgets import QCheckBox, QLineEdit, QPlainTextEdit, QWidget
+from PySide6.QtWidgets import QCheckBox, QLineEdit, QPlainTextEdit, QSizePolicy, QWidget
 
 from castdeck.api.models import FieldError, Host, HostCreate, HostUpdate
 from castdeck.api.models.limits import (
@@ -22,7 +22,7 @@ from castdeck.api.models.limits import (
 )
 from castdeck.services.session import Session
 
-from ..forms import FormDialog
+from ..forms import FieldRow, FormDialog
 from ..voice_browser import VoiceBrowser
 
 __all__ = ["HostDialog", "html_to_text"]
@@ -46,6 +46,13 @@ def html_to_text(markup: str | None) -> str:
 def _rich(markup: str | None) -> bool:
     """Whether the text has formatting beyond paragraphs and line breaks (lost when edited as text)."""
     return bool(markup) and bool(_TAG.search(_SIMPLE_TAGS.sub("", markup or "")))
+
+
+def _holder(row: FieldRow) -> QWidget:
+    """The widget that holds a form row's field, counter, hint and error (shown or hidden as one)."""
+    holder = row.widget.parentWidget()
+    assert holder is not None
+    return holder
 
 
 def _text_edit(parent: QWidget, placeholder: str, height: int) -> QPlainTextEdit:
@@ -82,7 +89,9 @@ class HostDialog(FormDialog):
         self.backstory_edit = _text_edit(self, "Who the host is: background, expertise, how they talk.", 96)
         backstory_hint = None
         if host is not None and _rich(host.backstory):
-            backstory_hint = "The current backstory has formatting; a changed backstory is saved as plain text."
+            backstory_hint = (
+                "The current backstory has formatting; a changed backstory is saved as plain text."
+            )
         self.add_field(
             "backstory",
             "Backstory",
@@ -96,7 +105,12 @@ class HostDialog(FormDialog):
         )
         self.voice_browser = VoiceBrowser(session, self)
         self.add_field("voice_id", "Voice", self.voice_browser)
-        self.form.setRowWrapPolicy(self.form.RowWrapPolicy.DontWrapRows)
+        for name, row in self.rows.items():  # extra height goes to the voice list, not between rows
+            grows = name == "voice_id"
+            _holder(row).setSizePolicy(
+                QSizePolicy.Policy.Preferred,
+                QSizePolicy.Policy.Expanding if grows else QSizePolicy.Policy.Fixed,
+            )
 
         self._original: dict[str, Any] = {}
         if host is not None:

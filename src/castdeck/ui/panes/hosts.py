@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QPushButton, QWidget
+from PySide6.QtCore import QSizeF, Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QFrame, QHeaderView, QLabel, QPushButton, QWidget
 
 from castdeck.api.models import Host
 from castdeck.services.listing import ListFeed, list_key
@@ -33,9 +34,7 @@ def host_columns() -> list[Column]:
         Column("Title", lambda h: h.title),
         Column(
             "Voice",
-            lambda h: (
-                (h.voice.description or f"Voice {h.voice.id}") if h.voice is not None else _no_voice(h)
-            ),
+            lambda h: (h.voice.description or f"Voice {h.voice.id}") if h.voice is not None else _no_voice(h),
         ),
         Column("Language", language),
         Column("Gender", lambda h: (voice_attr("gender")(h) or "").capitalize()),
@@ -57,6 +56,25 @@ def plain_value(text: Any, name: str, parent: QWidget | None = None) -> QLabel:
     return label
 
 
+def _fitted_text(text: str | None, name: str, parent: QWidget) -> QWidget:
+    """Service text (plain or HTML) in a safe browser as tall as its text, up to a limit."""
+    if not text:
+        return plain_value(None, name, parent)
+    browser = SafeTextBrowser(parent)
+    browser.setAccessibleName(name)
+    browser.setFrameShape(QFrame.Shape.NoFrame)
+    browser.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+    browser.document().setDocumentMargin(0)
+    browser.set_service_text(text)
+
+    def fit(size: QSizeF) -> None:
+        browser.setFixedHeight(min(int(size.height()) + 4, 140))
+
+    browser.document().documentLayout().documentSizeChanged.connect(fit)
+    browser.setFixedHeight(40)
+    return browser
+
+
 class HostsPane(ResourcePane):
     title = "Hosts"
     kind = "host"
@@ -67,13 +85,19 @@ class HostsPane(ResourcePane):
         self.dialog: HostDialog | None = None
         self.edit_button = QPushButton("Edit…", self)
         self.edit_button.setAccessibleName("Edit host")
-        self.edit_button.setToolTip("Change the name, texts or voice of this host")
+        self.edit_button.setToolTip("Change the name, texts or voice of this host (Ctrl+E)")
         self.edit_button.clicked.connect(self.edit_current)
         self.delete_button = QPushButton("Archive…", self)
         self.delete_button.setAccessibleName("Archive host")
-        self.delete_button.setToolTip("Archive this host: it is no longer offered for new episodes")
+        self.delete_button.setToolTip("Archive this host: it is no longer offered for new episodes (Delete)")
         self.delete_button.clicked.connect(self.delete_current)
         self.writes(self.edit_button, self.delete_button)
+        for keys, slot in (
+            (QKeySequence("Ctrl+E"), self.edit_current),
+            (QKeySequence.StandardKey.Delete, self.delete_current),
+        ):
+            shortcut = QShortcut(keys, self.table, context=Qt.ShortcutContext.WidgetShortcut)
+            shortcut.activated.connect(slot)
         self.edit_button.hide()
         self.delete_button.hide()
 
@@ -103,12 +127,7 @@ class HostsPane(ResourcePane):
                 rows.append((name, plain_value(value, name)))
         else:
             rows.append(("Voice", plain_value(_no_voice(item), "Voice")))
-        personality = SafeTextBrowser(self.details)
-        personality.setAccessibleName("Personality")
-        personality.set_service_text(item.personality or "—")
-        personality.setMaximumHeight(90)
-        personality.setMinimumHeight(48)
-        rows.append(("Personality", personality))
+        rows.append(("Personality", _fitted_text(item.personality, "Personality", self.details)))
         rows += [
             ("Host ID", plain_value(item.id, "Host ID")),
             ("Created", format_time(item.created_at)),
@@ -125,14 +144,26 @@ class HostsPane(ResourcePane):
         )
         self.details.set_actions([] if archived else [self.edit_button, self.delete_button])
 
+    def _size_columns(self) -> None:
+        super()._size_columns()
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        self.table.resizeColumnToContents(0)
+        header.resizeSection(0, min(max(header.sectionSize(0) + 8, 80), 200))
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)  # the voice takes what is left
+
     def new_item(self) -> None:
         self._open_dialog(HostDialog(self.session, parent=self))
 
     # --- actions -------------------------------------------------------------------------------------------
 
     def edit_current(self) -> None:
-        if isinstance(self.current, Host):
+        if isinstance(self.current, Host) and self._can(self.edit_button):
             self._open_dialog(HostDialog(self.session, self.current, parent=self))
+
+    def _can(self, button: QPushButton) -> bool:
+        """Whether the action is offered now (a keyboard shortcut obeys what the button shows)."""
+        return button.isEnabled() and not button.isHidden()
 
     def _open_dialog(self, dialog: HostDialog) -> None:
         old = self.dialog
@@ -148,7 +179,7 @@ class HostsPane(ResourcePane):
 
     def delete_current(self) -> None:
         host = self.current
-        if isinstance(host, Host):
+        if isinstance(host, Host) and self._can(self.delete_button):
             self.run(self._archive(host), f"Could not archive {host.name or 'the host'}")
 
     async def _archive(self, host: Host) -> None:

@@ -1,0 +1,351 @@
+"""Sources: the organization's research sources with their processing status and errors; add web
+pages, YouTube videos and texts, delete unused sources.
+
+Sources are processed asynchronously: while the pane is shown, rows that are ``processing`` are read
+again every few seconds until they complete or fail. A drop area waits for file uploads (they come
+with the uploads work; dropping files explains that for now).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import (
+    QDragEnterEvent,
+    QDragLeaveEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QHideEvent,
+    QKeySequence,
+    QShortcut,
+    QShowEvent,
+)
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QHeaderView, QLabel, QPushButton, QWidget
+
+from castdeck.api import CastdeckError, NotFoundError
+from castdeck.api.models import Source
+from castdeck.services.listing import ListFeed, list_key
+from castdeck.services.session import Session
+from castdeck.services.tasks import tasks
+
+from ..dialogs.source_dialog import SourceDialog
+from ..pane import ResourcePane, link_label
+from ..resource_model import Column, format_time
+from ..widgets import ask
+from .hosts import plain_value
+
+__all__ = ["SourceDropArea", "SourcesPane", "metadata_summary", "source_columns"]
+
+STATUS_LABELS = {
+    "processing": "Processing…",
+    "completed": "Ready",
+    "error": "Failed",
+    "awaiting_upload": "Awaiting upload",
+}
+TYPE_LABELS = {"url": "Web page", "youtube": "YouTube", "text": "Text", "upload": "File"}
+POLLED_STATUSES = frozenset({"processing"})
+
+
+def status_label(status: str | None) -> str:
+    return STATUS_LABELS.get(status or "", (status or "unknown").replace("_", " ").capitalize())
+
+
+def type_label(kind: str | None) -> str:
+    return TYPE_LABELS.get(kind or "", (kind or "").capitalize())
+
+
+def _first_line(text: str | None, limit: int = 120) -> str | None:
+    if not text:
+        return None
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def source_columns() -> list[Column]:
+    return [
+        Column("Title", lambda s: s.title or f"Source {s.id}"),
+        Column("Type", lambda s: type_label(s.type)),
+        Column("Status", lambda s: status_label(s.status)),
+        Column("Error", lambda s: _first_line(s.error_message), tooltip=lambda s: s.error_message),
+        Column("Created", lambda s: format_time(s.created_at), sort_key=lambda s: s.created_at or ""),
+    ]
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float):
+        return f"{value:,}"
+    if isinstance(value, str):
+        return format_time(value) if len(value) > 18 and value[4:5] == "-" and "T" in value else value
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 160 else text[:159] + "…"
+
+
+def metadata_summary(metadata: Any, limit: int = 12) -> str | None:
+    """The source's metadata (any JSON) as a few plain lines a person can read."""
+    if metadata in (None, "", {}, []):
+        return None
+    if isinstance(metadata, dict):
+        lines = [
+            f"{str(key).replace('_', ' ').capitalize()}: {_value_text(value)}"
+            for key, value in metadata.items()
+        ]
+        if len(lines) > limit:
+            lines = [*lines[:limit], f"… and {len(lines) - limit} more"]
+        return "\n".join(lines)
+    if isinstance(metadata, list):
+        return f"{len(metadata)} item{'s' if len(metadata) != 1 else ''}: {_value_text(metadata)}"
+    return _value_text(metadata)
+
+
+class SourceDropArea(QFrame):
+    """A strip that accepts dropped files and folders; ``filesDropped`` carries their local paths."""
+
+    filesDropped = Signal(list)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("sourceDropArea")
+        self.setAcceptDrops(True)
+        self.setAccessibleName("Drop files or folders to upload them as sources")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(12, 6, 12, 6)
+        self.label = QLabel("Drop files or folders here to upload them as sources", self)
+        self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.label.setStyleSheet("color: palette(mid);")
+        layout.addWidget(self.label, 1)
+        self._set_highlight(False)
+
+    def _set_highlight(self, on: bool) -> None:
+        border = "2px solid palette(highlight)" if on else "1px dashed palette(mid)"
+        self.setStyleSheet(f"QFrame#sourceDropArea {{ border: {border}; border-radius: 4px; }}")
+
+    @staticmethod
+    def _paths(event: QDropEvent | QDragEnterEvent | QDragMoveEvent) -> list[Path]:
+        mime = event.mimeData()
+        if mime is None or not mime.hasUrls():
+            return []
+        return [Path(url.toLocalFile()) for url in mime.urls() if url.isLocalFile()]
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if self._paths(event):
+            event.acceptProposedAction()
+            self._set_highlight(True)
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        if self._paths(event):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
+        self._set_highlight(False)
+        super().dragLeaveEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        self._set_highlight(False)
+        paths = self._paths(event)
+        if not paths:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        self.filesDropped.emit(paths)
+
+
+class SourcesPane(ResourcePane):
+    title = "Sources"
+    kind = "source"
+    new_label = "New source"
+    poll_interval = 3.0
+    """Seconds between reads of the rows still processing (while the pane is shown)."""
+    poll_limit = 10
+    """At most this many processing rows are read per round (this is not the job tracker)."""
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(session, parent)
+        self.dialog: SourceDialog | None = None
+        self._poller: asyncio.Task[None] | None = None
+        self.drop_area = SourceDropArea(self)
+        self.drop_area.filesDropped.connect(self._files_dropped)
+        self.extra_top.addWidget(self.drop_area)
+        self.delete_button = QPushButton("Delete…", self)
+        self.delete_button.setAccessibleName("Delete source")
+        self.delete_button.setToolTip("Delete this source, when no episode or media uses it (Delete)")
+        self.delete_button.clicked.connect(self.delete_current)
+        self.writes(self.delete_button)
+        shortcut = QShortcut(
+            QKeySequence.StandardKey.Delete, self.table, context=Qt.ShortcutContext.WidgetShortcut
+        )
+        shortcut.activated.connect(self.delete_current)
+        self.delete_button.hide()
+        self.model.pageLoaded.connect(lambda _added: self.ensure_polling())
+
+    # --- ResourcePane --------------------------------------------------------------------------------------
+
+    def columns(self) -> list[Column]:
+        return source_columns()
+
+    def open_list(self) -> ListFeed[Source]:
+        size = self.page_size
+        return ListFeed(
+            self.session, "source", list_key("sources"), lambda c: c.sources.list(limit=size), Source
+        )
+
+    async def fetch_item(self, item: Source) -> Source:
+        return await self.session.call(lambda c: c.sources.get(item.id))
+
+    def show_item(self, item: Source) -> None:
+        note, note_kind = None, "info"
+        if item.status == "error":
+            note, note_kind = (
+                "Processing failed: " + (item.error_message or "the service gave no reason."),
+                "error",
+            )
+        elif item.status in POLLED_STATUSES:
+            note = "The service is still processing this source; this page updates by itself."
+        elif item.status == "awaiting_upload":
+            note, note_kind = (
+                "The file was never uploaded to this source; upload it again as a new source.",
+                "warning",
+            )
+        rows: list[tuple[str, Any]] = [
+            ("Status", status_label(item.status)),
+            ("Type", type_label(item.type)),
+        ]
+        address = item.metadata.get("url") if isinstance(item.metadata, dict) else None
+        if isinstance(address, str) and address.lower().startswith(("http://", "https://")):
+            link = link_label(address)
+            link.setWordWrap(True)
+            rows.append(("Address", link))
+        rows += [
+            ("Error", plain_value(item.error_message, "Error")),
+            ("Details", plain_value(metadata_summary(item.metadata), "Details")),
+            ("Source ID", plain_value(item.id, "Source ID")),
+            ("Created", format_time(item.created_at)),
+            ("Updated", format_time(item.updated_at)),
+        ]
+        self.details.show_facts(item.title or f"Source {item.id}", rows, note=note, note_kind=note_kind)
+        self.details.set_actions([self.delete_button])
+        self.ensure_polling()
+
+    def _size_columns(self) -> None:
+        super()._size_columns()
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        self.table.resizeColumnToContents(0)
+        header.resizeSection(0, min(max(header.sectionSize(0) + 8, 120), 280))
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)  # the error takes what is left
+
+    def new_item(self) -> None:
+        old = self.dialog
+        if old is not None and not old.isVisible():
+            old.deleteLater()
+        dialog = SourceDialog(self.session, parent=self)
+        self.dialog = dialog
+        dialog.accepted.connect(lambda: self._created(dialog))
+        dialog.open()
+
+    def _created(self, dialog: SourceDialog) -> None:
+        if isinstance(dialog.result_value, Source):
+            self.item_changed(dialog.result_value)
+            self.ensure_polling()
+
+    # --- delete --------------------------------------------------------------------------------------------
+
+    def delete_current(self) -> None:
+        source = self.current
+        if (
+            isinstance(source, Source)
+            and self.delete_button.isEnabled()
+            and not self.delete_button.isHidden()
+        ):
+            self.run(self._delete(source), "Could not delete the source")
+
+    async def _delete(self, source: Source) -> None:
+        name = source.title or source.id
+        confirmed = await ask(
+            self,
+            "Delete source",
+            # the first line holds no service text, so the box never reads the title as markup
+            f"Delete this source?\n\n“{name}” is removed for good. The service refuses when an episode, "
+            "video, short or voiceover uses it.",
+            "Delete",
+        )
+        if not confirmed:
+            return
+        await self.session.call(lambda c: c.sources.delete(source.id), write=True)
+        self.item_removed(str(source.id))
+        self.banner.show_message(f"Deleted the source “{name}”.", kind="info")
+
+    # --- drops (file uploads come with the uploads work) ---------------------------------------------------
+
+    def _files_dropped(self, paths: list[Path]) -> None:
+        count = len(paths)
+        what = f"“{paths[0].name}” was" if count == 1 else f"{count} items were"
+        self.banner.show_message(
+            f"Uploading files is not available in this version yet, so {what} not uploaded. "
+            "Add web pages, YouTube videos or text with “New source” meanwhile.",
+            kind="warning",
+        )
+
+    # --- polling rows that are processing ------------------------------------------------------------------
+
+    def processing_ids(self) -> list[str]:
+        return [str(s.id) for s in self.model.items if s.status in POLLED_STATUSES]
+
+    @property
+    def polling(self) -> bool:
+        return self._poller is not None and not self._poller.done()
+
+    def ensure_polling(self) -> None:
+        """Start reading processing rows again, when the pane is shown and some are processing."""
+        if self.polling or not self.isVisible() or not self.processing_ids():
+            return
+        self._poller = tasks.start(self._poll(), name="poll processing sources")
+
+    def stop_polling(self) -> None:
+        if self._poller is not None and not self._poller.done():
+            self._poller.cancel()
+        self._poller = None
+
+    async def _poll(self) -> None:
+        while True:
+            await asyncio.sleep(self.poll_interval)
+            try:
+                shown = self.isVisible()
+            except RuntimeError:  # the pane was deleted while this slept
+                return
+            if not shown:
+                return
+            ids = self.processing_ids()[: self.poll_limit]
+            if not ids:
+                return
+            for source_id in ids:
+                try:
+                    fresh = await self._read(source_id)
+                except NotFoundError:
+                    self.item_removed(source_id)
+                    continue
+                except CastdeckError:
+                    return  # offline or refused: the list is read again when the service returns
+                if self.model.row_of(source_id) >= 0:
+                    self.item_changed(fresh, select=False)
+
+    async def _read(self, source_id: str) -> Source:
+        return await self.session.call(lambda c: c.sources.get(source_id))
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.ensure_polling()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self.stop_polling()
+        super().hideEvent(event)
