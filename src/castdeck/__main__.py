@@ -1,7 +1,7 @@
 """``castdeck``: the desktop studio's entry point (see :mod:`castdeck.app`).
 
-    castdeck --sandbox [--data DIR] [--speed F]   start on the embedded sandbox service
-    castdeck [--profile NAME]                     connect to the service
+castdeck --sandbox [--data DIR] [--speed F]   start on the embedded sandbox service
+castdeck [--profile NAME]                     connect to the service
 """
 
 from __future__ import annotations

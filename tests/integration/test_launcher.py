@@ -18,8 +18,12 @@ def test_castdeck_sandbox_opens_the_app_and_stops_the_sandbox_with_it(tmp_path: 
     data = tmp_path / "data"
     process = subprocess.Popen(
         [sys.executable, "-m", "castdeck", "--sandbox", "--data", str(data), "--speed", "50"],
-        env={**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_DATA_HOME": str(tmp_path / "xdg"),
-             "XDG_CONFIG_HOME": str(tmp_path / "config")},  # fmt: skip
+        env={
+            **os.environ,
+            "QT_QPA_PLATFORM": "offscreen",
+            "XDG_DATA_HOME": str(tmp_path / "xdg"),
+            "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        },
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

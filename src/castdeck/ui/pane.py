@@ -152,6 +152,7 @@ class DetailsPanel(QWidget):
         for label, value in rows:
             if isinstance(value, QWidget):
                 self.form.addRow(label, value)
+                value.show()
             else:
                 shown = QLabel("—" if value in (None, "", []) else str(value))
                 shown.setTextFormat(Qt.TextFormat.PlainText)
@@ -159,6 +160,12 @@ class DetailsPanel(QWidget):
                 shown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
                 shown.setAccessibleName(label)
                 self.form.addRow(label, shown)
+                shown.show()
+        for row in range(self.form.rowCount()):  # show now, not a loop turn later (screenshots, tests)
+            for role in (QFormLayout.ItemRole.LabelRole, QFormLayout.ItemRole.FieldRole):
+                item = self.form.itemAt(row, role)
+                if item is not None and item.widget() is not None:
+                    item.widget().show()
         if text is not None:
             self.text_heading.setText(text_heading)
             self.text_heading.show()

@@ -140,6 +140,8 @@ class CheckPicker(QWidget):
         cap = f" of at most {self.maximum}" if self.maximum else ""
         note = " (cached, offline)" if offline else ""
         self.status.setText(f"{len(self._order)} selected{cap}{note}")
+        over = self.maximum is not None and len(self._order) > self.maximum
+        self.status.setStyleSheet("color: #c62828;" if over else "color: palette(mid);")
 
     def _item_changed(self, row: QListWidgetItem) -> None:
         key = row.data(ID_ROLE)

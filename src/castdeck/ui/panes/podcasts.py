@@ -46,6 +46,8 @@ class NameBook(QObject):
         self._label = label
         self.items: dict[str, dict[str, Any]] = {kind: {} for kind in feeds}
         self._loading: dict[str, asyncio.Task[None]] = {}
+        loading = self._loading  # the reads must not outlive the pane that shows their names
+        self.destroyed.connect(lambda *_: [task.cancel() for task in loading.values()])
 
     def load(self, kind: str) -> None:
         """Read ``kind`` unless it is read or being read."""

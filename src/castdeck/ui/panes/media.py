@@ -1,0 +1,531 @@
+"""Videos, Shorts and Voiceovers: one pane class over the three media collections (spec 2.9, 3.1, 4.6).
+
+Each lists its jobs with status and phase; the details show the error of a failed job, the hosts,
+style and lengths, and offer: Retry (failed or idle jobs, after a confirmation; the client sends a
+new idempotency key each time), Download (the three delivery kinds shown distinctly), Open in
+studio, and Refresh status (one ``GET …/status``; its ``poll_after_seconds`` is shown as a hint).
+Jobs are not followed in the background here: that is the jobs dock's work.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractButton, QFormLayout, QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from castdeck.api import CastdeckError
+from castdeck.api.models import Host, MediaJob, MediaOptions
+from castdeck.services.listing import ListFeed, list_key
+from castdeck.services.session import Session
+from castdeck.services.tasks import tasks
+
+from ..dialogs.media_dialog import COLLECTIONS, MediaCreateDialog, format_duration
+from ..pane import ResourcePane, link_label
+from ..pickers import host_feed
+from ..resource_model import Column, format_time
+from ..widgets import ask, open_web_link
+from .voices import LANGUAGES
+
+__all__ = [
+    "DownloadState",
+    "DownloadView",
+    "MediaPane",
+    "ShortsPane",
+    "VideosPane",
+    "VoiceoversPane",
+    "readable_error",
+]
+
+STATUS_TEXT = {"idle": "Idle", "generating": "Generating", "completed": "Completed", "failed": "Failed"}
+RETRYABLE = ("failed", "idle")
+PREPARING_REASONS = {
+    "rendition": "the video file is still being rendered",
+    "ingest": "the video delivery provider is still taking the file in",
+}
+DOWNLOAD_COLORS = {"available": "#1565c0", "preparing": "#b26a00", "unavailable": "#6d4c41"}
+DOWNLOAD_HEADLINES = {
+    "available": "● Ready to download",
+    "preparing": "◌ Being prepared",
+    "unavailable": "○ No downloadable file",
+}
+ORIENTATION_TEXT = {"LANDSCAPE": "Landscape", "PORTRAIT": "Portrait", "SQUARE": "Square", "AUTO": "Auto"}
+
+
+def status_text(status: str | None) -> str:
+    return STATUS_TEXT.get(status or "", (status or "").replace("_", " ").capitalize())
+
+
+def phase_text(phase: str | None) -> str:
+    return (phase or "").replace("_", " ").capitalize()
+
+
+def readable_error(error: Any) -> str:
+    """A job's ``error``: a sentence as sent, or the message (and code) of an error object."""
+    if error is None or error == "":
+        return ""
+    if isinstance(error, str):
+        return error
+    if isinstance(error, dict):
+        message = error.get("message") or error.get("detail") or error.get("title") or error.get("reason")
+        code = error.get("code") or error.get("type")
+        if message:
+            return f"{message} ({code})" if code and code != message else str(message)
+        if code:
+            return str(code)
+    return json.dumps(error, ensure_ascii=False, default=str)
+
+
+def format_seconds(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    if seconds < 10:
+        return f"{seconds:.1f} s".replace(".0 s", " s")
+    return format_duration(seconds)
+
+
+@dataclass(frozen=True)
+class DownloadState:
+    """What the last ``GET …/download`` said for one job."""
+
+    kind: str
+    url: str | None = None
+    origin: str | None = None
+    reason: str | None = None
+    checked_at: float = 0.0
+
+
+class DownloadView(QFrame):
+    """The answer to Download: a link (available), a wait with "Check again" (preparing), or the studio
+    (unavailable). Each kind looks different so it is clear which one the service gave."""
+
+    def __init__(self, state: DownloadState, noun: str, studio_url: str | None,
+                 parent: QWidget | None = None) -> None:  # fmt: skip
+        super().__init__(parent)
+        self.kind = state.kind
+        self.setObjectName("download")
+        self.setAccessibleName(f"Download: {state.kind}")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(3)
+        self.headline = QLabel(DOWNLOAD_HEADLINES.get(state.kind, "Unknown answer"), self)
+        self.headline.setAccessibleName("Download headline")
+        color = DOWNLOAD_COLORS.get(state.kind, "#6d4c41")
+        self.headline.setStyleSheet(f"color: {color}; font-weight: bold;")
+        layout.addWidget(self.headline)
+        self.message = QLabel(self)
+        self.message.setWordWrap(True)
+        self.message.setTextFormat(Qt.TextFormat.PlainText)
+        self.message.setAccessibleName("Download state")
+        layout.addWidget(self.message)
+        self.link: QLabel | None = None
+        self.check_again: QPushButton | None = None
+        checked = time.strftime("%H:%M:%S", time.localtime(state.checked_at)) if state.checked_at else ""
+        if state.kind == "available" and state.url:
+            origin = "storage" if state.origin in (None, "storage") else state.origin
+            self.message.setText(
+                f"From {origin}, checked {checked}. It opened in your browser; if the link stops "
+                "working, press Download again for a fresh one."
+            )
+            self.link = link_label(state.url, f"Download the {noun} file")
+        elif state.kind == "preparing":
+            why = PREPARING_REASONS.get(state.reason or "", state.reason or "the file is being prepared")
+            self.message.setText(f"Not ready yet: {why} (checked {checked}). Check again in a moment.")
+            self.check_again = QPushButton("Check again", self)
+            self.check_again.setAccessibleName(f"Check the {noun} download again")
+        elif state.kind == "unavailable":
+            self.message.setText(
+                f"The service has no file to download for this {noun}. Open it in the studio application "
+                "instead."
+            )
+            self.link = link_label(studio_url, "Open in the studio") if studio_url else None
+        else:
+            self.message.setText(f"The service answered with an unknown delivery kind “{state.kind}”.")
+            self.link = link_label(studio_url, "Open in the studio") if studio_url else None
+        if self.link is not None:
+            self.link.setParent(self)
+            layout.addWidget(self.link)
+        if self.check_again is not None:
+            layout.addWidget(self.check_again, 0, Qt.AlignmentFlag.AlignLeft)
+
+
+class MediaPane(ResourcePane):
+    """The pane of one collection: ``videos``, ``shorts`` or ``voiceovers``."""
+
+    def __init__(self, session: Session, parent: QWidget | None = None, *, collection: str) -> None:
+        self.info = COLLECTIONS[collection]
+        self.title = self.info.title
+        self.kind = self.info.kind
+        self.new_label = f"New {self.info.noun}"
+        self.dialog: MediaCreateDialog | None = None
+        self.options: MediaOptions | None = None
+        self.deliveries: dict[str, DownloadState] = {}
+        self.status_notes: dict[str, str] = {}
+        self.download_view: DownloadView | None = None
+        self.retry_button: QPushButton | None = None
+        self.download_button: QPushButton | None = None
+        self.studio_button: QPushButton | None = None
+        self.status_button: QPushButton | None = None
+        self._host_names: dict[str, str] = {}
+        self._style_names: dict[str, str] = {}
+        self._lookups_started = False
+        super().__init__(session, parent)
+        self.splitter.setSizes([665, 435])  # room for titles; the details still fit their four actions
+
+    # --- list ----------------------------------------------------------------------------------------------
+
+    def columns(self) -> list[Column]:
+        automatic = "Automatic" if self.info.kind == "voiceover" else ""
+        return [
+            Column("Title", self._title_of, tooltip=self._title_of),
+            Column(
+                "Status", lambda j: status_text(j.status), tooltip=lambda j: readable_error(j.error) or None
+            ),
+            Column("Phase", lambda j: phase_text(j.phase)),
+            Column(
+                "Target duration",
+                lambda j: format_duration(j.target_duration_seconds) or automatic,
+                sort_key=lambda j: float(j.target_duration_seconds or 0),
+                align_right=True,
+            ),
+            Column("Style", lambda j: self._style_name(j.style_id)),
+            Column("Created", lambda j: format_time(j.created_at), sort_key=lambda j: j.created_at or ""),
+        ]
+
+    def open_list(self) -> ListFeed[MediaJob]:
+        size = self.page_size
+        return ListFeed(
+            self.session, self.info.kind, list_key(self.info.name),
+            lambda c: self.info.resource(c).list(limit=size), MediaJob,
+        )  # fmt: skip
+
+    async def fetch_item(self, item: MediaJob) -> MediaJob:
+        return await self.session.call(lambda c: self.info.resource(c).get(str(item.id)))
+
+    def _title_of(self, job: MediaJob) -> str:
+        return job.title or f"Untitled {self.info.noun}"
+
+    def _style_name(self, style_id: str | None) -> str:
+        if not style_id:
+            return ""
+        return self._style_names.get(style_id, style_id)
+
+    # --- names of hosts and styles -------------------------------------------------------------------------
+
+    def activate(self) -> None:
+        super().activate()
+        if not self._lookups_started:
+            self._lookups_started = True
+            tasks.start(self._load_lookups(), on_error=lambda _e: None, name=f"{self.info.name} lookups")
+
+    async def _load_lookups(self) -> None:
+        with contextlib.suppress(CastdeckError):
+            self._set_options(await self._fetch_options())
+        feed = host_feed(self.session)
+        hosts: list[Host] = []
+        while feed.has_more and len(hosts) < 2_000:
+            page = await feed.next_page()
+            hosts.extend(page.items)
+        self._host_names = {str(h.id): h.name or str(h.id) for h in hosts}
+        self._names_changed()
+
+    async def _fetch_options(self) -> MediaOptions:
+        return await self.session.call(lambda c: self.info.resource(c).options())
+
+    def _set_options(self, options: MediaOptions) -> None:
+        self.options = options
+        self._style_names = {s.id: s.name or s.id for s in options.styles}
+        self._names_changed()
+
+    def _names_changed(self) -> None:
+        rows = self.model.rowCount()
+        if rows:
+            self.model.dataChanged.emit(
+                self.model.index(0, 0), self.model.index(rows - 1, self.model.columnCount() - 1)
+            )
+        if self.current is not None:
+            self.show_item(self.current)
+
+    def _host_text(self, job: MediaJob) -> str:
+        ids = getattr(job, "host_ids", None) or ([job.host_id] if job.host_id else [])
+        return ", ".join(self._host_names.get(str(i), str(i)) for i in ids)
+
+    # --- details -------------------------------------------------------------------------------------------
+
+    def show_item(self, item: MediaJob) -> None:
+        noun = self.info.noun
+        status = (item.status or "").lower()
+        error = readable_error(item.error)
+        rows: list[tuple[str, Any]] = [
+            ("Status", status_text(item.status)),
+            ("Phase", phase_text(item.phase)),
+        ]
+        if error:
+            rows.append(("Error", error))
+        hosts = getattr(item, "host_ids", None) or []
+        rows.append(("Hosts" if len(hosts) > 1 else "Host", self._host_text(item)))
+        if self.info.kind != "voiceover":
+            rows.append(("Style", self._style_name(item.style_id)))
+        rows.append(("Target duration", format_duration(item.target_duration_seconds) or "Automatic"))
+        actual = getattr(item, "duration_seconds", None)
+        if isinstance(actual, int | float):
+            rows.append(("Duration", format_duration(actual)))
+        rows.extend(self._settings_rows(item))
+        rows.append(("Generation ID", item.generation_id))
+        rows.append(("Created", format_time(item.created_at)))
+        rows.append(("Updated", format_time(item.updated_at)))
+        rows.append(
+            ("Studio", link_label(item.studio_url, "Open in the studio") if item.studio_url else None)
+        )
+        key = str(item.id)
+        if key in self.status_notes:
+            rows.append(("Status check", self.status_notes[key]))
+        self.download_view = None
+        if key in self.deliveries:
+            view = DownloadView(self.deliveries[key], noun, item.studio_url)
+            if view.check_again is not None:
+                view.check_again.clicked.connect(lambda: self._start_download(key))
+            self.download_view = view
+            rows.append(("Download", view))
+
+        note, note_kind = None, "info"
+        if status == "failed":
+            reason = (error or "no reason given").rstrip(". ")
+            note, note_kind = f"This {noun} failed: {reason}. Retry starts a new attempt.", "error"
+        elif status == "idle":
+            note = f"This {noun} has not started. Retry starts it."
+        elif status == "generating":
+            note = (
+                f"Generating{': ' + phase_text(item.phase).lower() if item.phase else ''}. "
+                "Press Refresh status to check on it."
+            )
+        self.details.show_facts(self._title_of(item), rows, note=note, note_kind=note_kind)
+        self._finish_facts()
+        self.details.set_actions(self._actions(item))
+
+    def _finish_facts(self) -> None:
+        """Strings from the service are shown as text, never as markup; and the new rows are shown now
+        (a layout shows new children of a visible widget only on a later turn of the event loop)."""
+        self.details.heading.setTextFormat(Qt.TextFormat.PlainText)
+        self.details.note.setTextFormat(Qt.TextFormat.PlainText)
+        form = self.details.form
+        for row in range(form.rowCount()):
+            for role in (QFormLayout.ItemRole.LabelRole, QFormLayout.ItemRole.FieldRole):
+                item = form.itemAt(row, role)
+                widget = item.widget() if item is not None else None
+                if widget is None:
+                    continue
+                field = role is QFormLayout.ItemRole.FieldRole
+                if field and isinstance(widget, QLabel) and widget.textFormat() == Qt.TextFormat.AutoText:
+                    widget.setTextFormat(Qt.TextFormat.PlainText)
+                widget.show()
+
+    def _settings_rows(self, item: MediaJob) -> list[tuple[str, Any]]:
+        rows: list[tuple[str, Any]] = []
+        orientation = getattr(item, "orientation", None)
+        if orientation:
+            rows.append(("Orientation", ORIENTATION_TEXT.get(str(orientation), str(orientation))))
+        language = getattr(item, "language", None)
+        if language:
+            name = LANGUAGES.get(str(language))
+            rows.append(("Language", f"{name} ({language})" if name else str(language)))
+        sources = getattr(item, "source_ids", None)
+        if isinstance(sources, list):
+            label = "Visuals" if self.info.kind == "voiceover" else "Research sources"
+            rows.append(
+                (label, f"{len(sources)} source{'s' if len(sources) != 1 else ''}" if sources else "None")
+            )
+        for field, label in (("background_music", "Background music"), ("captions_enabled", "Captions")):
+            value = getattr(item, field, None)
+            if isinstance(value, bool):
+                rows.append((label, "On" if value else "Off"))
+        motion = getattr(item, "visual_motion", None)
+        if motion:
+            rows.append(("Visual motion", str(motion).capitalize()))
+        return rows
+
+    def _actions(self, item: MediaJob) -> list[QAbstractButton]:
+        noun = self.info.noun
+        key = str(item.id)
+        buttons: list[QAbstractButton] = []
+        self.retry_button = None
+        if (item.status or "").lower() in RETRYABLE:
+            retry = QPushButton("Retry", self)
+            retry.setAccessibleName(f"Retry {noun}")
+            retry.setToolTip(f"Start a new attempt of this {noun} (same id)")
+            retry.clicked.connect(lambda: self.run(self._retry(key), f"Could not retry the {noun}"))
+            self.writes(retry)
+            buttons.append(retry)
+            self.retry_button = retry
+        download = QPushButton("Download", self)
+        download.setAccessibleName(f"Download {noun}")
+        download.setToolTip(f"Ask the service where the {noun} file can be downloaded")
+        download.clicked.connect(lambda: self._start_download(key))
+        studio = QPushButton("Open in studio", self)
+        studio.setAccessibleName(f"Open {noun} in the studio")
+        studio.setToolTip(item.studio_url or "The service gave no studio address")
+        studio.setEnabled(bool(item.studio_url))
+        studio.clicked.connect(lambda: open_web_link(item.studio_url or ""))
+        status = QPushButton("Refresh status", self)
+        status.setAccessibleName(f"Refresh {noun} status")
+        status.setToolTip("Ask the service for the current status once")
+        status.clicked.connect(
+            lambda: self.run(self._refresh_status(key), f"Could not read the {noun} status")
+        )
+        buttons += [download, studio, status]
+        self.download_button, self.studio_button, self.status_button = download, studio, status
+        return buttons
+
+    def _item(self, key: str) -> MediaJob | None:
+        if self.current is not None and str(self.current.id) == key:
+            return self.current  # type: ignore[no-any-return]
+        row = self.model.row_of(key)
+        return self.model.item(row) if row >= 0 else None
+
+    def _reshow(self, key: str) -> None:
+        if self.current is not None and str(self.current.id) == key:
+            self.show_item(self.current)
+
+    # --- actions -------------------------------------------------------------------------------------------
+
+    async def _retry(self, key: str) -> None:
+        item = self._item(key)
+        if item is None:
+            return
+        noun = self.info.noun
+        confirmed = await ask(
+            self, f"Retry {noun}",
+            f"Start a new attempt of “{self._title_of(item)}”? It keeps its id and holds credits again "
+            "while it generates.",
+            "Retry", destructive=False,
+        )  # fmt: skip
+        if not confirmed:
+            return
+        accepted = await self.session.call(lambda c: self.info.resource(c).retry(key), write=True)
+        self.deliveries.pop(key, None)
+        hint = (
+            f" The service suggests checking in {format_seconds(accepted.retry_after)}."
+            if accepted.retry_after
+            else ""
+        )
+        self.status_notes[key] = f"New attempt started at {time.strftime('%H:%M:%S')}.{hint}"
+        self.item_changed(accepted.data, select=False)
+
+    def _start_download(self, key: str) -> None:
+        self.run(self._download(key), f"Could not check the {self.info.noun} download")
+
+    async def _download(self, key: str) -> DownloadState:
+        answer = await self.session.call(lambda c: self.info.resource(c).download(key))
+        delivery = answer.delivery
+        state = DownloadState(delivery.kind, delivery.url, delivery.origin, delivery.reason, time.time())
+        item = self._item(key)
+        if item is not None and state.kind == "available" and item.status != "completed":
+            await self._refresh_status(key)  # the list still shows an older state
+        self.deliveries[key] = state
+        if state.kind == "available" and state.url:
+            open_web_link(state.url)
+        self._reshow(key)
+        return state
+
+    async def _refresh_status(self, key: str) -> None:
+        answer = await self.session.call(lambda c: self.info.resource(c).status(key))
+        item = self._item(key)
+        checked = time.strftime("%H:%M:%S")
+        status = (answer.status or "").lower()
+        if status == "generating":
+            hint = answer.poll_after_seconds
+            when = f"; the service suggests checking again in {format_seconds(hint)}" if hint else ""
+            self.status_notes[key] = f"Still generating at {checked}{when}."
+        elif status == "completed":
+            self.status_notes[key] = f"Completed (checked {checked}). Press Download to get the file."
+        else:
+            self.status_notes[key] = f"{status_text(answer.status) or 'Unknown'} (checked {checked})."
+        if item is None:
+            return
+        if answer.status != item.status:
+            self.deliveries.pop(key, None)  # what Download said belongs to the earlier state
+        update: dict[str, Any] = {"status": answer.status, "phase": answer.phase, "error": answer.error}
+        for field in ("generation_id", "studio_url"):
+            if getattr(answer, field) is not None:
+                update[field] = getattr(answer, field)
+        self.item_changed(item.model_copy(update=update), select=False)
+
+    # --- create --------------------------------------------------------------------------------------------
+
+    def new_item(self) -> None:
+        if self.dialog is not None and _alive(self.dialog) and self.dialog.isVisible():
+            self.dialog.raise_()
+            self.dialog.activateWindow()
+            return
+        self.run(self._open_create(), f"Could not open the {self.info.noun} form")
+
+    async def _open_create(self) -> None:
+        options = await self._fetch_options()
+        self._set_options(options)
+        old = self.dialog
+        dialog = MediaCreateDialog(self.session, self.info.name, options, parent=self)
+        self.dialog = dialog
+        if old is not None and _alive(old):
+            old.deleteLater()
+        dialog.accepted.connect(lambda: self._created(dialog))
+        dialog.open()
+        reason = self.session.write_block_reason
+        if reason:
+            dialog.set_writable(reason)
+
+    def _created(self, dialog: MediaCreateDialog) -> None:
+        accepted = dialog.result_value
+        if accepted is None:
+            return
+        job: MediaJob = accepted.data
+        hint = (
+            f" The service suggests checking in {format_seconds(accepted.retry_after)}."
+            if accepted.retry_after
+            else ""
+        )
+        self.status_notes[str(job.id)] = f"Started at {time.strftime('%H:%M:%S')}.{hint}"
+        self.item_changed(job)
+
+    def on_write_state(self, reason: str | None) -> None:
+        dialog = self.dialog
+        if dialog is not None and _alive(dialog) and dialog.isVisible():
+            dialog.set_writable(reason)
+
+
+def _alive(widget: QWidget) -> bool:
+    try:
+        widget.objectName()
+    except RuntimeError:
+        return False
+    return True
+
+
+class VideosPane(MediaPane):
+    title = "Videos"
+    kind = "video"
+    new_label = "New video"
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(session, parent, collection="videos")
+
+
+class ShortsPane(MediaPane):
+    title = "Shorts"
+    kind = "short"
+    new_label = "New short"
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(session, parent, collection="shorts")
+
+
+class VoiceoversPane(MediaPane):
+    title = "Voiceovers"
+    kind = "voiceover"
+    new_label = "New voiceover"
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(session, parent, collection="voiceovers")
