@@ -9,10 +9,15 @@ import signal
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from castdeck.app import CastdeckApp, build_parser
+from castdeck.services.profiles import ProfileStore
 from castdeck.services.session import ConnectionState
+from castdeck.services.tasks import tasks
+from castdeck.ui.connect_dialog import ConnectDialog
+from tests.conftest import DEMO_KEY, OTHER_KEY, RunningSandbox
 from tests.gui.conftest import settle, until
 
 
@@ -53,3 +58,44 @@ async def test_sandbox_window_crash_and_restart(qtbot: QtBot, tmp_path: Path, sh
         await settle()
         await app.shutdown()
     assert not app.sandbox.running
+
+
+@pytest.mark.asyncio
+async def test_environment_profile_then_switch_to_another_profile(
+    qtbot: QtBot, tmp_path: Path, sandbox: RunningSandbox, monkeypatch: pytest.MonkeyPatch, shot
+) -> None:
+    monkeypatch.setenv("CASTDECK_BASE_URL", sandbox.base_url)
+    monkeypatch.setenv("CASTDECK_API_KEY", DEMO_KEY)
+    app = CastdeckApp(build_parser().parse_args([]), tmp_path / "data")
+    try:
+        connection = await app._first_connection()
+        assert connection is not None and connection.profile.name == "Environment"
+        app._open_window(connection)
+        window = app.window
+        assert window is not None and app.session is not None
+        qtbot.addWidget(window)
+        assert not window.sandbox_strip.isVisible()
+        await until(lambda: "org_demo_studio" in window.status.organization.text())
+
+        switching = tasks.start(app.switch_profile())
+        dialog = await until(lambda: QApplication.activeModalWidget())
+        assert isinstance(dialog, ConnectDialog)
+        qtbot.keyClicks(dialog.name, "Northwind")
+        dialog.base_url.setText(sandbox.base_url)
+        qtbot.keyClicks(dialog.api_key, OTHER_KEY)
+        dialog.submit_button.click()
+        await switching
+        assert app.session.profile.name == "Northwind"
+        await until(lambda: "org_northwind_audio" in window.status.organization.text())
+        episodes = window.show_pane("Episodes")
+        await until(lambda: episodes.model.rowCount() > 0 and not episodes.model.loading)
+        assert all(e.podcast_id not in demo_podcasts(sandbox) for e in episodes.model.items)
+        assert ProfileStore().last_used() == "Northwind"
+    finally:
+        await settle()
+        await app.shutdown()
+
+
+def demo_podcasts(sandbox: RunningSandbox) -> set[str]:
+    response = sandbox.client(DEMO_KEY).get("/v1/podcasts", params={"limit": 100})
+    return {p["id"] for p in response.json()["data"]}
