@@ -98,7 +98,8 @@ class CastdeckApp:
         if connection is None:
             return 0
         self._open_window(connection)
-        settle_startup_objects()
+        # Once the first screen is up and its first requests answered (not before the first paint).
+        QTimer.singleShot(1500, settle_startup_objects)
         await self.finished.wait()
         await self.shutdown()
         return 0
