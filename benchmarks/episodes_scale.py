@@ -133,7 +133,7 @@ async def bare_first_page(base_url: str) -> float:
 async def run(base_url: str, repeats: int, cache_dir: Path) -> None:
     cache = Cache(cache_dir / "cache.sqlite3")
     session = Session(Profile("bench", base_url), DEMO_KEY, cache)
-    await session.connect()
+    await session.start()
     settle_startup_objects()  # as the app does once its window is up
     pane_times, bare_times = [], []
     for _ in range(repeats):

@@ -159,7 +159,7 @@ class CastdeckApp:
         if os.environ.get(STARTUP_PROBE):
             self._probe_first_paint(self.window.current_pane())
         self.window.show()
-        tasks.start(self.session.connect(), on_error=self._connect_failed, name="connect")
+        tasks.start(self.session.start(), on_error=self._connect_failed, name="connect")
 
     def _probe_first_paint(self, pane: Any) -> None:
         """Benchmarks: say when the pane's first rows have been painted, then close."""
@@ -191,7 +191,7 @@ class CastdeckApp:
         old = self.session
         self.session = Session(connection.profile, connection.api_key, self.cache)
         self.window.set_session(self.session)
-        tasks.start(self.session.connect(), on_error=self._connect_failed, name="connect")
+        tasks.start(self.session.start(), on_error=self._connect_failed, name="connect")
         if old is not None:
             await old.close()
 

@@ -75,7 +75,7 @@ def cache(tmp_path: Path) -> Iterator[Cache]:
 async def open_session(base_url: str, cache: Cache, *, name: str = "Sandbox", key: str = DEMO_KEY,
                        sandbox: bool = True) -> Session:  # fmt: skip
     session = Session(Profile(name, base_url, sandbox=sandbox), key, cache)
-    await session.connect()
+    await session.start()
     return session
 
 

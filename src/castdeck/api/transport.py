@@ -147,7 +147,7 @@ class Transport:
             # origin alone (anything else goes through the credential-free client, which verifies
             # certificates), so it never makes a TLS connection: skip loading the CA bundle for it,
             # which costs tens of milliseconds of start-up.
-            http_transport = httpx.AsyncHTTPTransport(verify=False)  # noqa: S501 - no TLS on this client
+            http_transport = httpx.AsyncHTTPTransport(verify=False)
         self._api = httpx.AsyncClient(
             timeout=self.timeout, follow_redirects=False, headers=headers, transport=http_transport
         )

@@ -161,7 +161,7 @@ class Session(QObject):
     async def call(self, fn: Callable[[Client], Awaitable[T]], *, write: bool = False) -> T:
         return await self.guard(fn(self._client), write=write)
 
-    async def connect(self) -> Account:
+    async def start(self) -> Account:
         """The first request: reads the account (which proves the key)."""
         self._set_state(ConnectionState.CONNECTING)
         return await self.refresh_account()
