@@ -17,7 +17,7 @@ import pytest
 import pytest_asyncio
 from keyring.backend import KeyringBackend
 from PySide6.QtCore import QCoreApplication, QSettings
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from castdeck.services.profiles import Profile
 from castdeck.services.session import Session
@@ -110,6 +110,29 @@ async def until(predicate: Callable[[], Any], timeout: float = 30.0, interval: f
             return last
         await asyncio.sleep(interval)
     raise AssertionError(f"condition not met within {timeout} s; last value: {last!r}")
+
+
+async def answer_confirmation(parent: QWidget, button_text: str) -> str:
+    """Wait for the confirmation box and press one of its buttons; returns the question asked."""
+    box = await until(lambda: parent.findChild(QMessageBox, "confirm"))
+    await until(box.isVisible)
+    text = box.text()
+    for button in box.buttons():
+        if button.text() == button_text:
+            button.click()
+            return text
+    raise AssertionError(f"no button {button_text!r} in {[b.text() for b in box.buttons()]}")
+
+
+async def shown_pane(qtbot: Any, pane: Any) -> Any:
+    """Show a pane at screenshot size, read its first page and return it."""
+    qtbot.addWidget(pane)
+    pane.resize(1100, 700)
+    pane.show()
+    pane.activate()
+    await until(lambda: pane.model.rowCount() > 0)
+    await pane.model.wait_idle()
+    return pane
 
 
 @pytest.fixture

@@ -16,20 +16,8 @@ from castdeck.api.models import Episode, Podcast
 from castdeck.services.session import Session
 from castdeck.ui.dialogs.episode_dialogs import EpisodeCreateDialog, EpisodeEditDialog, PublishDialog
 from castdeck.ui.panes.episodes import EpisodesPane, generation_text
-from tests.gui.conftest import until
+from tests.gui.conftest import answer_confirmation, until
 from tests.gui.test_podcasts_pane import first_host, new_podcast, quiet
-
-
-async def answer_confirmation(parent: QWidget, button_text: str) -> str:
-    """Wait for the confirmation box and press one of its buttons; returns the question asked."""
-    box = await until(lambda: parent.findChild(QMessageBox, "confirm"))
-    await until(box.isVisible)
-    text = box.text()
-    for button in box.buttons():
-        if button.text() == button_text:
-            button.click()
-            return text
-    raise AssertionError(f"no button {button_text!r} in {[b.text() for b in box.buttons()]}")
 
 
 async def make_pane(qtbot: QtBot, session: Session, podcast: Podcast | None = None) -> EpisodesPane:

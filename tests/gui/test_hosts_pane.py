@@ -13,32 +13,14 @@ from castdeck.api.models import Host
 from castdeck.services.session import Session
 from castdeck.ui.dialogs.host_dialog import HostDialog, html_to_text
 from castdeck.ui.panes.hosts import HostsPane
-from tests.gui.conftest import quiet, until
+from tests.gui.conftest import answer_confirmation, quiet, shown_pane, until
 
 BACKSTORY = "A former radio engineer who explains how sound travels, with patience and dry humour."
 
 
 async def open_pane(qtbot: QtBot, session: Session) -> HostsPane:
     pane = HostsPane(session)
-    qtbot.addWidget(pane)
-    pane.resize(1100, 700)
-    pane.show()
-    pane.activate()
-    await until(lambda: pane.model.rowCount() > 0)
-    await pane.model.wait_idle()
-    return pane
-
-
-async def answer_confirmation(parent: QWidget, button_text: str) -> str:
-    """Wait for the confirmation box and press one of its buttons; returns the question asked."""
-    box = await until(lambda: parent.findChild(QMessageBox, "confirm"))
-    await until(box.isVisible)
-    text = box.text()
-    for button in box.buttons():
-        if button.text() == button_text:
-            button.click()
-            return text
-    raise AssertionError(f"no button {button_text!r} in {[b.text() for b in box.buttons()]}")
+    return await shown_pane(qtbot, pane)
 
 
 async def choose_voice(dialog: HostDialog, language: str) -> int:

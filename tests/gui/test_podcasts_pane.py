@@ -13,7 +13,7 @@ from castdeck.api.models import Host, Podcast
 from castdeck.services.session import Session
 from castdeck.ui.dialogs.podcast_dialog import PodcastDialog
 from castdeck.ui.panes.podcasts import PodcastsPane
-from tests.gui.conftest import quiet, until
+from tests.gui.conftest import quiet, shown_pane, until
 
 BACKSTORY = "A producer who keeps every conversation on time and on topic."
 
@@ -22,13 +22,7 @@ async def open_pane(qtbot: QtBot, session: Session, page_size: int | None = None
     pane = PodcastsPane(session)
     if page_size is not None:
         pane.page_size = page_size
-    qtbot.addWidget(pane)
-    pane.resize(1100, 700)
-    pane.show()
-    pane.activate()
-    await until(lambda: pane.model.rowCount() > 0)
-    await pane.model.wait_idle()
-    return pane
+    return await shown_pane(qtbot, pane)
 
 
 async def first_host(session: Session) -> Host:

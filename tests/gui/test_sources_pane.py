@@ -17,30 +17,13 @@ from castdeck.api.models import Source
 from castdeck.services.session import Session
 from castdeck.ui.dialogs.source_dialog import SourceDialog
 from castdeck.ui.panes.sources import SourcesPane, metadata_summary
-from tests.gui.conftest import quiet, until
+from tests.gui.conftest import answer_confirmation, quiet, shown_pane, until
 
 
 async def open_pane(qtbot: QtBot, session: Session, poll_interval: float = 0.2) -> SourcesPane:
     pane = SourcesPane(session)
     pane.poll_interval = poll_interval
-    qtbot.addWidget(pane)
-    pane.resize(1100, 700)
-    pane.show()
-    pane.activate()
-    await until(lambda: pane.model.rowCount() > 0)
-    await pane.model.wait_idle()
-    return pane
-
-
-async def answer_confirmation(parent: QWidget, button_text: str) -> str:
-    box = await until(lambda: parent.findChild(QMessageBox, "confirm"))
-    await until(box.isVisible)
-    text = box.text()
-    for button in box.buttons():
-        if button.text() == button_text:
-            button.click()
-            return text
-    raise AssertionError(f"no button {button_text!r} in {[b.text() for b in box.buttons()]}")
+    return await shown_pane(qtbot, pane)
 
 
 async def focus(pane: QWidget) -> None:

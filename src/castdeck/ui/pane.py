@@ -39,7 +39,7 @@ from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
 
 from .resource_model import Column, ResourceFilterProxy, ResourceTableModel
-from .widgets import Banner, SafeTextBrowser, open_web_link
+from .widgets import Banner, SafeTextBrowser, alive, heading_label, open_web_link
 
 __all__ = ["DetailsPanel", "ResourcePane", "link_label"]
 
@@ -218,12 +218,7 @@ class ResourcePane(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(8, 8, 8, 4)
         header = QHBoxLayout()
-        heading = QLabel(self.title, self)
-        font = heading.font()
-        font.setPointSizeF(font.pointSizeF() * 1.5)
-        font.setBold(True)
-        heading.setFont(font)
-        header.addWidget(heading)
+        header.addWidget(heading_label(self.title, self))
         header.addSpacing(12)
         self.filters = QHBoxLayout()
         header.addLayout(self.filters)
@@ -476,7 +471,7 @@ class ResourcePane(QWidget):
 
     def _state_changed(self, *_: object) -> None:
         reason = self.session.write_block_reason
-        self._write_controls = [c for c in self._write_controls if _alive(c)]
+        self._write_controls = [c for c in self._write_controls if alive(c)]
         for control in self._write_controls:
             self._apply_write_state(control, reason)
         self.on_write_state(reason)
@@ -487,14 +482,6 @@ class ResourcePane(QWidget):
     def _reconnected(self) -> None:
         if self._activated:
             QTimer.singleShot(0, self.refresh)
-
-
-def _alive(widget: QWidget) -> bool:
-    try:
-        widget.objectName()
-    except RuntimeError:
-        return False
-    return True
 
 
 def wire_async(button: QAbstractButton, factory: Callable[[], Coroutine[Any, Any, Any]], pane: ResourcePane,

@@ -20,7 +20,16 @@ from PySide6.QtWidgets import (
 
 from castdeck.api import ApiError, CastdeckError, InvalidResponseError
 
-__all__ = ["Banner", "SafeTextBrowser", "ask", "describe_error", "open_web_link", "run_dialog"]
+__all__ = [
+    "Banner",
+    "SafeTextBrowser",
+    "alive",
+    "ask",
+    "describe_error",
+    "heading_label",
+    "open_web_link",
+    "run_dialog",
+]
 
 
 def describe_error(error: BaseException) -> tuple[str, str | None]:
@@ -119,6 +128,25 @@ class SafeTextBrowser(QTextBrowser):
             self.setHtml(value)
         else:
             self.setPlainText(value)
+
+
+def alive(widget: QWidget) -> bool:
+    """False once Qt has deleted the widget under its Python wrapper."""
+    try:
+        widget.objectName()
+    except RuntimeError:
+        return False
+    return True
+
+
+def heading_label(text: str, parent: QWidget, scale: float = 1.5) -> QLabel:
+    """A pane's bold title."""
+    heading = QLabel(text, parent)
+    font = heading.font()
+    font.setPointSizeF(font.pointSizeF() * scale)
+    font.setBold(True)
+    heading.setFont(font)
+    return heading
 
 
 def open_web_link(url: QUrl | str) -> bool:

@@ -16,7 +16,7 @@ from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
 
 from ..status import format_credits
-from ..widgets import Banner
+from ..widgets import Banner, heading_label
 
 __all__ = ["AccountPane"]
 
@@ -31,11 +31,7 @@ class AccountPane(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(8, 8, 8, 8)
         header = QHBoxLayout()
-        heading = QLabel("Account", self)
-        font = heading.font()
-        font.setPointSizeF(font.pointSizeF() * 1.5)
-        font.setBold(True)
-        heading.setFont(font)
+        heading = heading_label("Account", self)
         header.addWidget(heading)
         header.addStretch(1)
         self.refresh_button = QPushButton("Refresh", self)

@@ -28,7 +28,7 @@ from ..dialogs.media_dialog import COLLECTIONS, MediaCreateDialog, format_durati
 from ..pane import ResourcePane, link_label
 from ..pickers import host_feed
 from ..resource_model import Column, format_time
-from ..widgets import ask, open_web_link
+from ..widgets import alive, ask, open_web_link
 from .voices import LANGUAGES
 
 __all__ = [
@@ -457,7 +457,7 @@ class MediaPane(ResourcePane):
     # --- create --------------------------------------------------------------------------------------------
 
     def new_item(self) -> None:
-        if self.dialog is not None and _alive(self.dialog) and self.dialog.isVisible():
+        if self.dialog is not None and alive(self.dialog) and self.dialog.isVisible():
             self.dialog.raise_()
             self.dialog.activateWindow()
             return
@@ -469,7 +469,7 @@ class MediaPane(ResourcePane):
         old = self.dialog
         dialog = MediaCreateDialog(self.session, self.info.name, options, parent=self)
         self.dialog = dialog
-        if old is not None and _alive(old):
+        if old is not None and alive(old):
             old.deleteLater()
         dialog.accepted.connect(lambda: self._created(dialog))
         dialog.open()
@@ -492,16 +492,8 @@ class MediaPane(ResourcePane):
 
     def on_write_state(self, reason: str | None) -> None:
         dialog = self.dialog
-        if dialog is not None and _alive(dialog) and dialog.isVisible():
+        if dialog is not None and alive(dialog) and dialog.isVisible():
             dialog.set_writable(reason)
-
-
-def _alive(widget: QWidget) -> bool:
-    try:
-        widget.objectName()
-    except RuntimeError:
-        return False
-    return True
 
 
 class VideosPane(MediaPane):

@@ -7,6 +7,8 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from castdeck.services.session import Session
 
+from ..widgets import heading_label
+
 __all__ = ["ScriptsPane"]
 
 
@@ -17,11 +19,7 @@ class ScriptsPane(QWidget):
         super().__init__(parent)
         self.setAccessibleName("Scripts")
         layout = QVBoxLayout(self)
-        heading = QLabel("Scripts", self)
-        font = heading.font()
-        font.setPointSizeF(font.pointSizeF() * 1.5)
-        font.setBold(True)
-        heading.setFont(font)
+        heading = heading_label("Scripts", self)
         layout.addWidget(heading)
         text = QLabel(
             "Write episode scripts here, offline, and import them when you are ready.\n"
