@@ -165,14 +165,15 @@ class CastdeckApp:
         """Benchmarks: say when the pane's first rows have been painted, then close."""
         app = self
 
+        def painted() -> None:
+            print("painted", pane.model.rowCount(), flush=True)
+            app._stop_requested()
+
         class Probe(QObject):
             def eventFilter(self, watched: QObject, event: QEvent) -> bool:
                 if event.type() == QEvent.Type.Paint and pane.model.rowCount() > 0:
                     watched.removeEventFilter(self)
-                    QTimer.singleShot(
-                        0,
-                        lambda: (print("painted", pane.model.rowCount(), flush=True), app._stop_requested()),
-                    )
+                    QTimer.singleShot(0, painted)
                 return False
 
         self._probe = Probe(pane)

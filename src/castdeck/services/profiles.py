@@ -136,7 +136,8 @@ class KeyStore:
             return self._session_only[profile]
         keyring = _keyring()
         try:
-            return keyring.get_password(KEYRING_SERVICE, profile)
+            key: str | None = keyring.get_password(KEYRING_SERVICE, profile)
+            return key
         except (keyring.errors.KeyringError, RuntimeError) as error:
             log.warning("the keychain could not be read: %s", type(error).__name__)
             return None

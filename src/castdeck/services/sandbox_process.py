@@ -122,8 +122,13 @@ class SandboxProcess(QObject):
             return
         self._stopping = True
         if process.state() != QProcess.ProcessState.NotRunning:
-            done = asyncio.get_running_loop().create_future()
-            process.finished.connect(lambda *_: done.done() or done.set_result(None))
+            done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+            def finished(*_: object) -> None:
+                if not done.done():
+                    done.set_result(None)
+
+            process.finished.connect(finished)
             process.terminate()
             try:
                 await asyncio.wait_for(done, timeout)

@@ -69,7 +69,7 @@ class MainWindow(QMainWindow):
         self.restart_button = QPushButton("Restart sandbox", self.banner)
         self.restart_button.setAccessibleName("Restart sandbox")
         self.restart_button.clicked.connect(self.restartSandboxRequested.emit)
-        self.banner.layout().insertWidget(1, self.restart_button)
+        self.banner.button_row.insertWidget(1, self.restart_button)
         self.restart_button.hide()
 
         body = QHBoxLayout()
@@ -116,8 +116,7 @@ class MainWindow(QMainWindow):
     def set_session(self, session: Session) -> None:
         """Show a (new) connection: panes are built anew for it."""
         current = self.sidebar.currentRow() if self.sidebar.currentRow() >= 0 else self._start_row
-        while self.stack.count():
-            old = self.stack.widget(0)
+        while (old := self.stack.widget(0)) is not None:
             self.stack.removeWidget(old)
             old.deleteLater()
         self._built = {}
@@ -163,8 +162,9 @@ class MainWindow(QMainWindow):
             placeholder = self.stack.widget(row)
             pane = self._specs[row].build(self.session, self.stack)
             self.stack.insertWidget(row, pane)
-            self.stack.removeWidget(placeholder)
-            placeholder.deleteLater()
+            if placeholder is not None:
+                self.stack.removeWidget(placeholder)
+                placeholder.deleteLater()
             self._built[row] = pane
         return pane
 
@@ -203,8 +203,8 @@ class MainWindow(QMainWindow):
         view_menu = menu.addMenu("&View")
         self.actions_by_name: dict[str, QAction] = {}
 
-        def action(name: str, text: str, shortcut: QKeySequence | str | None, slot: Callable[[], Any],
-                   menu_: Any) -> QAction:  # fmt: skip
+        def action(name: str, text: str, shortcut: QKeySequence | QKeySequence.StandardKey | str | None,
+                   slot: Callable[[], Any], menu_: Any) -> QAction:  # fmt: skip
             act = QAction(text, self)
             if shortcut:
                 act.setShortcut(QKeySequence(shortcut))
@@ -225,26 +225,28 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         action("quit", "&Quit", QKeySequence.StandardKey.Quit, self.close, file_menu)
         for number, spec in enumerate(self._specs[:10], start=1):
-            action(f"go{number}", spec.title, f"Ctrl+{number % 10}",
-                   lambda row=number - 1: self.sidebar.setCurrentRow(row), go_menu)  # fmt: skip
+            action(f"go{number}", spec.title, f"Ctrl+{number % 10}", self._go_to(number - 1), go_menu)
         toggle = self.jobs_dock.toggleViewAction()
         toggle.setShortcut(QKeySequence("Ctrl+J"))
         view_menu.addAction(toggle)
 
+    def _go_to(self, row: int) -> Callable[[], None]:
+        return lambda: self.sidebar.setCurrentRow(row)
+
     def _new_item(self) -> None:
-        pane = self.current_pane()
+        pane: Any = self.current_pane()
         if (
             isinstance(pane, ResourcePane) and pane.new_button is not None and pane.new_button.isEnabled()
         ) or (hasattr(pane, "new_item") and not isinstance(pane, ResourcePane)):
             pane.new_item()
 
     def _refresh(self) -> None:
-        pane = self.current_pane()
+        pane: Any = self.current_pane()
         if hasattr(pane, "refresh"):
             pane.refresh()
 
     def _filter(self) -> None:
-        pane = self.current_pane()
+        pane: Any = self.current_pane()
         if hasattr(pane, "focus_filter"):
             pane.focus_filter()
 

@@ -164,9 +164,11 @@ class DetailsPanel(QWidget):
         for row in range(self.form.rowCount()):  # show now, not a loop turn later (screenshots, tests)
             for role in (QFormLayout.ItemRole.LabelRole, QFormLayout.ItemRole.FieldRole):
                 item = self.form.itemAt(row, role)
-                if item is not None and item.widget() is not None:
-                    item.widget().show()
+                widget = item.widget() if item is not None else None
+                if widget is not None:
+                    widget.show()
         if text is not None:
+            self.text.setPlaceholderText(f"No {text_heading.lower()}.")
             self.text_heading.setText(text_heading)
             self.text_heading.show()
             self.text.set_service_text(text)
@@ -189,8 +191,10 @@ class DetailsPanel(QWidget):
         """The text shown for a fact (tests)."""
         for row in range(self.form.rowCount()):
             item = self.form.itemAt(row, QFormLayout.ItemRole.LabelRole)
-            if item is not None and isinstance(item.widget(), QLabel) and item.widget().text() == label:
-                field = self.form.itemAt(row, QFormLayout.ItemRole.FieldRole).widget()
+            shown = item.widget() if item is not None else None
+            if isinstance(shown, QLabel) and shown.text() == label:
+                field_item = self.form.itemAt(row, QFormLayout.ItemRole.FieldRole)
+                field = field_item.widget() if field_item is not None else None
                 return field.text() if isinstance(field, QLabel) else None
         return None
 
@@ -298,6 +302,7 @@ class ResourcePane(QWidget):
         self.model.loadingChanged.connect(self._update_status)
         self.model.rowsInserted.connect(self._first_rows)
         self._sized = False
+        self._reselect: str | None = None
         self.model.modelReset.connect(self._cleared)
         session.stateChanged.connect(self._state_changed)
         session.reconnected.connect(self._reconnected)
@@ -432,11 +437,8 @@ class ResourcePane(QWidget):
         if not self._sized and self.model.rowCount() > 0:
             self._sized = True
             QTimer.singleShot(0, self._size_columns)
-        reselect = getattr(self, "_reselect", None)
-        if reselect is not None and self.select_id(reselect):
+        if self._reselect is not None and self.select_id(self._reselect):
             self._reselect = None
-        elif self.current is None and self.table.currentIndex().row() < 0 and self.proxy.rowCount() > 0:
-            pass  # leave the selection to the user
 
     def _size_columns(self) -> None:
         header = self.table.horizontalHeader()

@@ -59,6 +59,7 @@ class Banner(QFrame):
         self.setAccessibleName("Message")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 4, 4)
+        self.button_row = layout
         self.label = QLabel(self)
         self.label.setWordWrap(True)
         self.label.setTextFormat(Qt.TextFormat.PlainText)

@@ -215,8 +215,8 @@ class EpisodesPane(ResourcePane):
         self.status_filter = QComboBox(self)
         self.status_filter.setAccessibleName("Status filter")
         self.status_filter.setToolTip("Show the episodes with one status")
-        for value, label in STATUSES.items():
-            self.status_filter.addItem(label, value)
+        for value, shown in STATUSES.items():
+            self.status_filter.addItem(shown, value)
         self.filters.addWidget(self.podcast_filter)
         self.filters.addWidget(self.status_filter)
         self.podcast_filter.changed.connect(self._filters_changed)
