@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
     QAbstractSpinBox,
+    QApplication,
     QComboBox,
     QHeaderView,
     QLineEdit,
@@ -29,6 +31,7 @@ CONTROLS = (
     QComboBox,
     QAbstractItemView,
     QAbstractSpinBox,
+    QApplication,
     QPlainTextEdit,
     QTextEdit,
 )
@@ -112,3 +115,41 @@ async def test_keyboard_switches_panes_refreshes_filters_and_creates(qtbot: QtBo
             dialog.reject()
             await until(lambda d=dialog: not d.isVisible())
     await quiet()
+
+
+def dark_palette() -> QPalette:
+    palette = QPalette()
+    for role, color in (
+        (QPalette.ColorRole.Window, "#2b2b2b"), (QPalette.ColorRole.WindowText, "#e6e6e6"),
+        (QPalette.ColorRole.Base, "#1e1e1e"), (QPalette.ColorRole.AlternateBase, "#262626"),
+        (QPalette.ColorRole.Text, "#e6e6e6"), (QPalette.ColorRole.Button, "#353535"),
+        (QPalette.ColorRole.ButtonText, "#e6e6e6"), (QPalette.ColorRole.Highlight, "#2f65ca"),
+        (QPalette.ColorRole.HighlightedText, "#ffffff"), (QPalette.ColorRole.Mid, "#8a8a8a"),
+        (QPalette.ColorRole.Link, "#7ab7ff"), (QPalette.ColorRole.PlaceholderText, "#8a8a8a"),
+    ):  # fmt: skip
+        palette.setColor(role, QColor(color))
+    return palette
+
+
+@pytest.mark.asyncio
+async def test_a_dark_system_palette_reaches_every_part(qtbot: QtBot, session: Session, shot) -> None:
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    light = app.palette()
+    app.setPalette(dark_palette())  # what the platform does when the system turns dark
+    try:
+        window = await open_window(qtbot, session)
+        pane = window.show_pane("Episodes")
+        await until(lambda: pane.model.rowCount() > 0 and not pane.model.loading)
+        pane.table.selectRow(0)
+        await until(lambda: pane.current is not None)
+        await quiet()
+        image = window.grab().toImage()
+        for widget in (window.sidebar, pane.table.viewport(), pane.details):
+            point = widget.mapTo(window, widget.rect().bottomLeft()) + QPoint(4, -4)
+            assert image.pixelColor(point).lightness() < 80, type(
+                widget
+            ).__name__  # no light backgrounds forced
+        shot(window, "app-dark")
+    finally:
+        app.setPalette(light)
