@@ -146,7 +146,7 @@ async def test_pane_loads_pages_and_shows_details(qtbot: QtBot, session: Session
     assert seeded <= titles(pane)
     assert {job.object for job in pane.model.items} == {pane.kind}
     qtmodeltester.check(pane.model)
-    assert pane.model.headerData(3, Qt.Orientation.Horizontal) == "Target duration"
+    assert pane.model.headerData(3, Qt.Orientation.Horizontal) == "Length"
 
     job = next(j for j in pane.model.items if j.title == shown)
     await select(pane, str(job.id))

@@ -187,7 +187,7 @@ class MediaPane(ResourcePane):
             ),
             Column("Phase", lambda j: phase_text(j.phase)),
             Column(
-                "Target duration",
+                "Length",
                 lambda j: format_duration(j.target_duration_seconds) or automatic,
                 sort_key=lambda j: float(j.target_duration_seconds or 0),
                 align_right=True,
