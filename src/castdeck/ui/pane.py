@@ -13,12 +13,13 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6.QtCore import QItemSelection, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
+    QDialog,
     QFormLayout,
     QFrame,
     QHBoxLayout,
@@ -42,6 +43,8 @@ from .resource_model import Column, ResourceFilterProxy, ResourceTableModel
 from .widgets import Banner, SafeTextBrowser, alive, heading_label, open_web_link
 
 __all__ = ["DetailsPanel", "ResourcePane", "link_label"]
+
+D = TypeVar("D", bound=QDialog)
 
 
 def link_label(url: str | None, text: str | None = None) -> QLabel:
@@ -206,6 +209,8 @@ class ResourcePane(QWidget):
     title = ""
     kind = ""
     new_label: str | None = None
+    dialog: Any = None
+    """The dialog the pane opened last (see :meth:`open_dialog`)."""
     page_size = 100
     """Rows per request (the service allows 1..100); tests lower it to exercise paging."""
     selectionChangedItem = Signal(object)
@@ -328,6 +333,17 @@ class ResourcePane(QWidget):
         """Ctrl+N: open the create dialog (panes that can create override this)."""
 
     # --- shared behaviour ----------------------------------------------------------------------------------
+
+    def open_dialog(self, dialog: D, done: Callable[[D], None]) -> D:
+        """Open a dialog window-modally (never ``exec()``), kept as ``self.dialog`` (tests find it
+        there); ``done(dialog)`` runs once the service accepted what it sent."""
+        old = getattr(self, "dialog", None)
+        if old is not None and alive(old) and not old.isVisible():
+            old.deleteLater()
+        self.dialog = dialog
+        dialog.accepted.connect(lambda: done(dialog))
+        dialog.open()
+        return dialog
 
     def writes(self, *controls: QWidget) -> None:
         """Register controls that write: they are disabled with the reason while writing is impossible."""

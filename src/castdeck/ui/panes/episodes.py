@@ -374,7 +374,7 @@ class EpisodesPane(ResourcePane):
 
     def new_item(self) -> None:
         dialog = EpisodeCreateDialog(self.session, self._podcast_hint(), parent=self)
-        self._open_dialog(dialog, self._created)
+        self.open_dialog(dialog, self._created)
 
     # --- dialogs -------------------------------------------------------------------------------------------
 
@@ -383,15 +383,6 @@ class EpisodesPane(ResourcePane):
         if chosen:
             return chosen
         return self.current.podcast_id if isinstance(self.current, Episode) else None
-
-    def _open_dialog(self, dialog: FormDialog, done: Any) -> FormDialog:
-        old = self.dialog
-        if old is not None and not old.isVisible():
-            old.deleteLater()
-        self.dialog = dialog
-        dialog.accepted.connect(lambda: done(dialog))
-        dialog.open()
-        return dialog
 
     def _created(self, dialog: FormDialog) -> None:
         if isinstance(dialog.result_value, Episode):
@@ -405,7 +396,7 @@ class EpisodesPane(ResourcePane):
     def generate(self) -> GenerateDialog:
         """Open the generate dialog (the button, Ctrl+G); the accepted episode is shown and selected."""
         dialog = GenerateDialog(self.session, self._podcast_hint(), parent=self)
-        self._open_dialog(dialog, self._generated)
+        self.open_dialog(dialog, self._generated)
         return dialog
 
     def _generated(self, dialog: FormDialog) -> None:
@@ -422,7 +413,7 @@ class EpisodesPane(ResourcePane):
     def edit_current(self) -> None:
         if isinstance(self.current, Episode):
             dialog = EpisodeEditDialog(self.session, self.current, parent=self)
-            self._open_dialog(dialog, self._edited)
+            self.open_dialog(dialog, self._edited)
 
     def _edited(self, dialog: FormDialog) -> None:
         if isinstance(dialog.result_value, Episode):
@@ -441,7 +432,7 @@ class EpisodesPane(ResourcePane):
             schedule=schedule,
             parent=self,
         )
-        self._open_dialog(dialog, self._published)
+        self.open_dialog(dialog, self._published)
 
     async def _publish_once(self, episode: Episode, value: PublishInput) -> PublishResult:
         when = value.scheduled_time

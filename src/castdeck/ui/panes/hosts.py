@@ -153,25 +153,17 @@ class HostsPane(ResourcePane):
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)  # the voice takes what is left
 
     def new_item(self) -> None:
-        self._open_dialog(HostDialog(self.session, parent=self))
+        self.dialog = self.open_dialog(HostDialog(self.session, parent=self), self._saved)
 
     # --- actions -------------------------------------------------------------------------------------------
 
     def edit_current(self) -> None:
         if isinstance(self.current, Host) and self._can(self.edit_button):
-            self._open_dialog(HostDialog(self.session, self.current, parent=self))
+            self.dialog = self.open_dialog(HostDialog(self.session, self.current, parent=self), self._saved)
 
     def _can(self, button: QPushButton) -> bool:
         """Whether the action is offered now (a keyboard shortcut obeys what the button shows)."""
         return button.isEnabled() and not button.isHidden()
-
-    def _open_dialog(self, dialog: HostDialog) -> None:
-        old = self.dialog
-        if old is not None and not old.isVisible():
-            old.deleteLater()
-        self.dialog = dialog
-        dialog.accepted.connect(lambda: self._saved(dialog))
-        dialog.open()
 
     def _saved(self, dialog: HostDialog) -> None:
         if isinstance(dialog.result_value, Host):

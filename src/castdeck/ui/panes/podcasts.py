@@ -169,21 +169,15 @@ class PodcastsPane(ResourcePane):
         self.details.set_actions([self.edit_button])
 
     def new_item(self) -> None:
-        self._open_dialog(PodcastDialog(self.session, parent=self))
+        self.dialog = self.open_dialog(PodcastDialog(self.session, parent=self), self._saved)
 
     # --- actions -------------------------------------------------------------------------------------------
 
     def edit_current(self) -> None:
         if isinstance(self.current, Podcast):
-            self._open_dialog(PodcastDialog(self.session, self.current, parent=self))
-
-    def _open_dialog(self, dialog: PodcastDialog) -> None:
-        old = self.dialog
-        if old is not None and not old.isVisible():
-            old.deleteLater()
-        self.dialog = dialog
-        dialog.accepted.connect(lambda: self._saved(dialog))
-        dialog.open()
+            self.dialog = self.open_dialog(
+                PodcastDialog(self.session, self.current, parent=self), self._saved
+            )
 
     def _saved(self, dialog: PodcastDialog) -> None:
         if isinstance(dialog.result_value, Podcast):

@@ -245,13 +245,7 @@ class SourcesPane(ResourcePane):
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)  # the error takes what is left
 
     def new_item(self) -> None:
-        old = self.dialog
-        if old is not None and not old.isVisible():
-            old.deleteLater()
-        dialog = SourceDialog(self.session, parent=self)
-        self.dialog = dialog
-        dialog.accepted.connect(lambda: self._created(dialog))
-        dialog.open()
+        self.dialog = self.open_dialog(SourceDialog(self.session, parent=self), self._created)
 
     def _created(self, dialog: SourceDialog) -> None:
         if isinstance(dialog.result_value, Source):
