@@ -151,6 +151,7 @@ class CastdeckApp:
         self.session = Session(connection.profile, connection.api_key, self.cache)
         start_pane = os.environ.get(STARTUP_PROBE) or MainWindow.remembered_pane() or "Episodes"
         self.window = MainWindow(self.session, start_pane=start_pane)
+        self.window.restore_geometry()
         self.window.closing.connect(self.finished.set)
         self.window.switchProfileRequested.connect(lambda: tasks.start(self.switch_profile()))
         self.window.restartSandboxRequested.connect(lambda: tasks.start(self.restart_sandbox()))

@@ -153,3 +153,19 @@ async def test_a_dark_system_palette_reaches_every_part(qtbot: QtBot, session: S
         shot(window, "app-dark")
     finally:
         app.setPalette(light)
+
+
+@pytest.mark.asyncio
+async def test_the_window_comes_back_as_it_was_left(qtbot: QtBot, session: Session) -> None:
+    first = await open_window(qtbot, session)
+    first.jobs_dock.show()
+    first.show_pane("Voices")
+    first.close()
+    second = MainWindow(session, start_pane=MainWindow.remembered_pane())
+    qtbot.addWidget(second)
+    second.restore_geometry()
+    second.show()
+    # (the size itself is the platform's to restore: the offscreen one used here keeps its own)
+    assert second.jobs_dock.isVisible()
+    assert second.current_pane() is second.pane("Voices")
+    await quiet()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QSettings, QSize, Qt, Signal
+from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -260,6 +260,18 @@ class MainWindow(QMainWindow):
         self.restart_button.hide()
         self.banner.hide()
 
+    def restore_geometry(self) -> None:
+        """The size, place and docks the window had when it was last closed."""
+        settings = QSettings()
+        geometry, state = settings.value("window/geometry"), settings.value("window/state")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        settings = QSettings()
+        settings.setValue("window/geometry", self.saveGeometry())
+        settings.setValue("window/state", self.saveState())
         self.closing.emit()
         super().closeEvent(event)
