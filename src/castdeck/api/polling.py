@@ -36,7 +36,9 @@ __all__ = [
     "MAX_BACKOFF",
     "MEDIA_TERMINAL_STATES",
     "StillRunning",
+    "backoff_delay",
     "episode_running",
+    "sleep_until",
     "wait_for_episode",
     "wait_for_media",
 ]
@@ -88,7 +90,9 @@ def episode_running(episode: Episode) -> bool:
     return episode.generation.state == "generating"
 
 
-def _backoff(attempt: int, retry_after: float | None) -> float:
+def backoff_delay(attempt: int, retry_after: float | None) -> float:
+    """Seconds to wait after ``attempt`` failures in a row: the service's ``Retry-After`` when it
+    gave one, else capped exponential backoff with jitter."""
     if retry_after is not None:
         return min(retry_after, MAX_POLL_INTERVAL)
     ceiling = min(MAX_BACKOFF, BASE_BACKOFF * (2**attempt))
@@ -134,7 +138,7 @@ async def _poll(
             retry_after = exc.retry_after if isinstance(exc, RateLimitedError) else None
             if retry_after is None and isinstance(exc, ServerError):
                 retry_after = parse_retry_after(exc.headers.get("retry-after"))
-            delay = _backoff(faults, retry_after)
+            delay = backoff_delay(faults, retry_after)
             faults += 1
         else:
             faults = 0
@@ -147,12 +151,12 @@ async def _poll(
         now = time.monotonic()
         if now + delay >= deadline:
             # The next poll would come after the deadline: wait the deadline out, then report.
-            await _sleep_until(deadline)
+            await sleep_until(deadline)
             raise StillRunning(what, waited=time.monotonic() - started, last=last, last_error=last_error)
-        await _sleep_until(now + delay)
+        await sleep_until(now + delay)
 
 
-async def _sleep_until(moment: float) -> None:
+async def sleep_until(moment: float) -> None:
     """Sleep until ``time.monotonic()`` reaches ``moment``: never earlier (some loops' timers, Qt's
     coarse ones among them, may fire a few percent early)."""
     while (left := moment - time.monotonic()) > 0:  # noqa: ASYNC110 - a timer, not a condition

@@ -1,0 +1,361 @@
+"""The outbox against the real sandbox: a lost answer, a restart, a rejection and media retries.
+
+Requests are counted (and faults injected) by an httpx transport wrapped around the real one. The
+client's own retries are off (``max_retries=0``) so that every resend is the outbox's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from castdeck.api import Client
+from castdeck.services.outbox import Outbox
+from castdeck.services.profiles import Profile
+from castdeck.services.session import Session
+from castdeck.store.cache import Cache
+from castdeck.store.outbox import OutboxEntry, OutboxStore
+from tests.conftest import DEMO_KEY, RunningSandbox
+from tests.gui.conftest import settle, until
+
+FAIL = "[sandbox:fail]"
+
+
+class FaultyTransport(httpx.AsyncBaseTransport):
+    """Forwards to the real transport, counts requests and their keys, and injects faults.
+
+    ``lose_answer``: (method, path suffix) whose first request reaches the service, but whose answer
+    is replaced by ``httpx.ReadError`` (the service did the work; the app never heard).
+    ``refuse``: (method, path suffix) that never reach the service (``httpx.ConnectError``).
+    """
+
+    def __init__(self) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.counts: Counter[tuple[str, str]] = Counter()
+        self.keys: list[tuple[str, str, str | None]] = []
+        self.lose_answer: set[tuple[str, str]] = set()
+        self.refuse: set[tuple[str, str]] = set()
+
+    def _match(self, request: httpx.Request, rules: set[tuple[str, str]]) -> tuple[str, str] | None:
+        for method, suffix in rules:
+            if request.method == method and request.url.path.endswith(suffix):
+                return (method, suffix)
+        return None
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.counts[(request.method, request.url.path)] += 1
+        if request.method == "POST":
+            self.keys.append((request.method, request.url.path, request.headers.get("idempotency-key")))
+        if self._match(request, self.refuse):
+            raise httpx.ConnectError("refused by the test", request=request)
+        response = await self.inner.handle_async_request(request)
+        rule = self._match(request, self.lose_answer)
+        if rule is not None:
+            self.lose_answer.discard(rule)
+            await response.aread()
+            await response.aclose()
+            raise httpx.ReadError("answer lost by the test", request=request)
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    def posts(self, suffix: str) -> int:
+        return sum(
+            n for (method, path), n in self.counts.items() if method == "POST" and path.endswith(suffix)
+        )
+
+
+async def open_counted_session(base_url: str, cache: Cache, transport: FaultyTransport) -> Session:
+    session = Session(
+        Profile("Sandbox", base_url, sandbox=True),
+        DEMO_KEY,
+        cache,
+        client_factory=lambda url, key: Client(
+            url, key, timeout=20.0, max_retries=0, http_transport=transport
+        ),
+    )
+    await session.start()
+    return session
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[OutboxStore]:
+    opened = OutboxStore(tmp_path / "outbox.sqlite3")
+    yield opened
+    opened.close()
+
+
+@pytest_asyncio.fixture
+async def counted(sandbox: RunningSandbox, cache: Cache) -> AsyncIterator[tuple[Session, FaultyTransport]]:
+    transport = FaultyTransport()
+    session = await open_counted_session(sandbox.base_url, cache, transport)
+    yield session, transport
+    await settle()
+    await session.close()
+
+
+def history(outbox: Outbox) -> list[OutboxEntry]:
+    seen: list[OutboxEntry] = []
+    outbox.entryChanged.connect(seen.append)
+    return seen
+
+
+async def fresh_podcast(client: Client) -> str:
+    hosts = await client.hosts.list().to_list()
+    podcast = await client.podcasts.create(title=f"Outbox {uuid.uuid4().hex[:8]}", host_ids=[hosts[0].id])
+    return podcast.id
+
+
+def state_of(store: OutboxStore, entry_id: str) -> Callable[[], str | None]:
+    def read() -> str | None:
+        entry = store.get(entry_id)
+        return entry.state if entry else None
+
+    return read
+
+
+# --- the first answer is lost ----------------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_lost_answer_is_resent_with_the_same_key_and_creates_one_episode(
+    counted: tuple[Session, FaultyTransport], store: OutboxStore
+) -> None:
+    session, transport = counted
+    podcast_id = await fresh_podcast(session.client)
+    outbox = Outbox(session, store, base_delay=60.0)  # the timer stays out of the way; flush() resends
+    seen = history(outbox)
+    accepted: list[tuple[OutboxEntry, object]] = []
+    outbox.accepted.connect(lambda entry, answer: accepted.append((entry, answer)))
+    transport.lose_answer.add(("POST", "/v1/episodes/generate"))
+    prompt = f"Why tides turn twice a day, explained for the outbox test {uuid.uuid4().hex}."
+
+    entry = outbox.submit("episode_generate", {"podcast_id": podcast_id, "prompt": prompt})
+    assert entry.state == "pending" and entry.idempotency_key and store.get(entry.id) is not None
+
+    # the service processed the first request, the app never saw the answer: still pending
+    await until(lambda: any(e.state == "pending" and e.attempts == 1 for e in seen))
+    failed = next(e for e in seen if e.state == "pending" and e.attempts == 1)
+    assert failed.last_error and "lost" in failed.last_error
+
+    flushed = outbox.flush()
+    assert flushed is not None
+    await flushed
+    await until(lambda: state_of(store, entry.id)() == "sent")
+    sent = store.get(entry.id)
+    assert sent is not None
+
+    episodes = await session.client.episodes.list(podcast_id=podcast_id).to_list()
+    assert len(episodes) == 1, episodes  # created exactly once
+    assert sent.resource_id == episodes[0].id and sent.idempotency_key == entry.idempotency_key
+    generate_keys = [k for _, path, k in transport.keys if path.endswith("/v1/episodes/generate")]
+    assert len(generate_keys) >= 2 and set(generate_keys) == {entry.idempotency_key}
+    assert accepted and accepted[0][0].id == entry.id
+    assert len(accepted) == 1 or all(e.resource_id == sent.resource_id for e, _ in accepted)
+    assert store.pending("Sandbox") == []
+
+    await outbox.close()
+    await settle()
+
+
+# --- restart -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_unsent_entry_is_sent_by_the_next_start(
+    sandbox: RunningSandbox, cache: Cache, store: OutboxStore
+) -> None:
+    title = f"Outbox restart {uuid.uuid4().hex[:8]}"
+    prompt = f"A short explainer on estuaries for the restart test ({title})."
+
+    # first run: the request never reaches the service; the app quits with the entry unsent
+    down = FaultyTransport()
+    down.refuse.add(("POST", "/v1/videos"))
+    first = await open_counted_session(sandbox.base_url, cache, down)
+    outbox = Outbox(first, store, base_delay=60.0)
+    entry = outbox.submit("media_create", {"prompt": prompt}, collection="videos")
+    await until(
+        lambda: (store.get(entry.id) or entry).attempts == 1 and state_of(store, entry.id)() == "pending"
+    )
+    await outbox.close()
+    await settle()
+    await first.close()
+    assert down.posts("/v1/videos") == 1
+    left = store.pending("Sandbox")
+    assert [e.id for e in left] == [entry.id] and left[0].idempotency_key == entry.idempotency_key
+
+    # next start: a working session flushes it, with the stored key
+    up = FaultyTransport()
+    second = await open_counted_session(sandbox.base_url, cache, up)
+    try:
+        restarted = Outbox(second, store)
+        flushed = restarted.flush()
+        assert flushed is not None
+        answered = await flushed
+        assert [e.id for e in answered] == [entry.id] and answered[0].state == "sent"
+        sent = store.get(entry.id)
+        assert sent is not None and sent.resource_id
+        assert [k for _, path, k in up.keys if path.endswith("/v1/videos")] == [entry.idempotency_key]
+
+        videos = await second.client.videos.list().to_list()
+        mine = [v for v in videos if (v.model_extra or {}).get("prompt") == prompt]
+        assert [v.id for v in mine] == [sent.resource_id]  # one job created
+        # a second flush has nothing left to send
+        again = restarted.flush()
+        assert again is not None and await again == []
+        assert up.posts("/v1/videos") == 1
+        await restarted.close()
+    finally:
+        await settle()
+        await second.close()
+
+
+@pytest.mark.asyncio
+async def test_entry_left_sending_by_a_crash_is_resent(
+    counted: tuple[Session, FaultyTransport], store: OutboxStore
+) -> None:
+    session, transport = counted
+    podcast_id = await fresh_podcast(session.client)
+    prompt = f"How lighthouses were kept lit, for the crash test {uuid.uuid4().hex}."
+    # a run that stored the entry and marked it sending, then died before any answer
+    crashed = store.add(
+        "Sandbox", "episode_generate", {"podcast_id": podcast_id, "prompt": prompt}, "k-" + uuid.uuid4().hex
+    )
+    store.mark_sending(crashed.id)
+    outbox = Outbox(session, store)
+    flushed = outbox.flush()
+    assert flushed is not None
+    await flushed
+    sent = store.get(crashed.id)
+    assert sent is not None and sent.state == "sent" and sent.attempts == 2
+    episodes = await session.client.episodes.list(podcast_id=podcast_id).to_list()
+    assert [e.id for e in episodes] == [sent.resource_id]
+    assert transport.posts("/v1/episodes/generate") == 1
+    await outbox.close()
+
+
+# --- rejection -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_rejected_write_is_recorded_and_never_resent(
+    counted: tuple[Session, FaultyTransport], store: OutboxStore
+) -> None:
+    session, transport = counted
+    outbox = Outbox(session, store, base_delay=0.05)  # a resend would come fast if one were scheduled
+    bad_style = outbox.submit(
+        "media_create", {"prompt": "A video in a style that does not exist.", "style_id": "baroque"},
+        collection="videos",
+    )  # fmt: skip
+    no_podcast = outbox.submit(
+        "episode_generate",
+        {"podcast_id": str(uuid.uuid4()), "prompt": "An episode of a podcast that is not there."},
+    )
+    await until(
+        lambda: (
+            state_of(store, bad_style.id)() == "rejected" and state_of(store, no_podcast.id)() == "rejected"
+        )
+    )
+
+    for flushed in (outbox.flush(), outbox.flush()):
+        assert flushed is not None
+        assert await flushed == []
+
+    rejected = store.get(bad_style.id)
+    assert rejected is not None and rejected.request_id and rejected.problem is not None
+    assert rejected.problem["status"] == 400 and "style_id" in (rejected.last_error or "")
+    assert any(e["field"] == "style_id" for e in rejected.problem["errors"])
+    missing = store.get(no_podcast.id)
+    assert missing is not None and missing.problem is not None and missing.problem["status"] == 404
+    assert missing.request_id and missing.resource_id is None
+    assert transport.posts("/v1/videos") == 1 and transport.posts("/v1/episodes/generate") == 1
+    assert store.pending("Sandbox") == []
+    await outbox.close()
+
+
+@pytest.mark.asyncio
+async def test_server_faults_keep_the_entry_pending_until_the_timer_resends(
+    counted: tuple[Session, FaultyTransport], store: OutboxStore
+) -> None:
+    """No connection: pending; the backoff timer resends with the same key once the path works."""
+    session, transport = counted
+    transport.refuse.add(("POST", "/v1/shorts"))
+    outbox = Outbox(session, store, base_delay=0.2, max_delay=0.5)
+    prompt = f"Thirty seconds on sea glass ({uuid.uuid4().hex[:8]})."
+    entry = outbox.submit(
+        "media_create", {"prompt": prompt, "target_duration_seconds": 30}, collection="shorts"
+    )
+    await until(lambda: transport.posts("/v1/shorts") >= 2)  # resent by the timer (or the reconnect)
+    assert state_of(store, entry.id)() in ("pending", "sending")
+    transport.refuse.clear()
+    await until(lambda: state_of(store, entry.id)() == "sent", timeout=30)
+    keys = {k for _, path, k in transport.keys if path.endswith("/v1/shorts")}
+    assert keys == {entry.idempotency_key}
+    shorts = await session.client.shorts.list().to_list()
+    assert len([s for s in shorts if (s.model_extra or {}).get("prompt") == prompt]) == 1
+    await outbox.close()
+
+
+# --- media retry ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_media_retry_entries_each_have_a_new_key(
+    counted: tuple[Session, FaultyTransport], store: OutboxStore
+) -> None:
+    session, transport = counted
+    outbox = Outbox(session, store, base_delay=60.0)
+    created = outbox.submit(
+        "media_create",
+        {
+            "prompt": f"A short that fails on purpose. {FAIL} {uuid.uuid4().hex[:8]}",
+            "target_duration_seconds": 30,
+        },
+        collection="shorts",
+    )
+    await until(lambda: state_of(store, created.id)() == "sent")
+    made = store.get(created.id)
+    assert made is not None and made.resource_id
+    job_id = made.resource_id
+
+    status = None
+    for _ in range(1800):
+        status = await session.client.shorts.status(job_id)
+        if status.status == "failed":
+            break
+        await asyncio.sleep(0.1)
+    assert status is not None and status.status == "failed", status
+
+    # the first retry's answer is lost: flush resends it with ITS key (a replay, not another attempt)
+    transport.lose_answer.add(("POST", f"/v1/shorts/{job_id}/retry"))
+    first = outbox.submit("media_retry", collection="shorts", resource_id=job_id)
+    await until(
+        lambda: (store.get(first.id) or first).attempts == 1 and state_of(store, first.id)() == "pending"
+    )
+    flushed = outbox.flush()
+    assert flushed is not None
+    await flushed
+    await until(lambda: state_of(store, first.id)() == "sent")
+
+    # a second retry entry gets a new key; the job is generating again, so the service refuses it (422)
+    second = outbox.submit("media_retry", collection="shorts", resource_id=job_id)
+    await until(lambda: state_of(store, second.id)() == "rejected")
+
+    assert len({created.idempotency_key, first.idempotency_key, second.idempotency_key}) == 3
+    retry_keys = [k for _, path, k in transport.keys if path.endswith("/retry")]
+    assert retry_keys == [first.idempotency_key, first.idempotency_key, second.idempotency_key]
+    done = store.get(first.id)
+    assert done is not None and done.resource_id == job_id and done.collection == "shorts"
+    refused = store.get(second.id)
+    assert refused is not None and refused.problem is not None and refused.problem["status"] == 422
+    assert refused.request_id and refused.last_error
+    assert (await session.client.shorts.status(job_id)).status == "generating"  # one new attempt running
+    await outbox.close()
