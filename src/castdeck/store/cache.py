@@ -8,13 +8,13 @@ Only resource JSON is stored: never the API key, never request headers.
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .sqlite import SqliteStore
 
 __all__ = ["Cache", "CachedList"]
 
@@ -55,22 +55,11 @@ class CachedList:
     seen_at: float
 
 
-class Cache:
+class Cache(SqliteStore):
     """One SQLite file holding the cached resources of every profile."""
 
     def __init__(self, path: Path | str) -> None:
-        self.path = Path(path) if str(path) != ":memory:" else None
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(SCHEMA)
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        super().__init__(path, SCHEMA)
 
     # --- records -------------------------------------------------------------------------------------------
 
@@ -152,17 +141,3 @@ class Cache:
         with self._lock, self._transaction():
             for table in ("records", "list_items", "lists"):
                 self._db.execute(f"DELETE FROM {table} WHERE profile = ?", (profile,))
-
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
-
-
-class _Transaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        self._db.execute("COMMIT" if exc_type is None else "ROLLBACK")

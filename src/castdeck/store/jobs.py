@@ -8,12 +8,12 @@ a lock. Times are wall-clock seconds (``time.time()``) because they must survive
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from .sqlite import SqliteStore
 
 __all__ = ["ACTIVE_STATES", "FINISHED_STATES", "JOB_KINDS", "JOB_STATES", "Job", "JobStore"]
 
@@ -92,22 +92,11 @@ class Job:
         return replace(self, **changes)
 
 
-class JobStore:
+class JobStore(SqliteStore):
     """One SQLite file holding the tracked jobs of every profile."""
 
     def __init__(self, path: Path | str) -> None:
-        self.path = Path(path) if str(path) != ":memory:" else None
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(SCHEMA)
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        super().__init__(path, SCHEMA)
 
     def upsert(self, job: Job) -> Job:
         """Insert or replace the job (``updated_at`` is set now); returns the stored job."""

@@ -10,13 +10,13 @@ Only the request body is stored: never the API key, never request headers.
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .sqlite import SqliteStore
 
 __all__ = ["KINDS", "STATES", "OutboxEntry", "OutboxStore"]
 
@@ -108,23 +108,12 @@ def _entry(row: tuple[Any, ...]) -> OutboxEntry:
     )
 
 
-class OutboxStore:
+class OutboxStore(SqliteStore):
     """One SQLite file holding the outbox of every profile (thread-safe; short transactions)."""
 
     def __init__(self, path: Path | str) -> None:
-        self.path = Path(path) if str(path) != ":memory:" else None
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
         # FULL: an entry must survive a crash right after add() returned (its request is then sent).
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(SCHEMA)
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        super().__init__(path, SCHEMA, synchronous="FULL")
 
     # --- writing -------------------------------------------------------------------------------------------
 
@@ -254,17 +243,3 @@ class OutboxStore:
         if entry is None:
             raise KeyError(entry_id)
         return entry
-
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
-
-
-class _Transaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        self._db.execute("COMMIT" if exc_type is None else "ROLLBACK")
