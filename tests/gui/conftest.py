@@ -135,6 +135,21 @@ async def shown_pane(qtbot: Any, pane: Any) -> Any:
     return pane
 
 
+async def check_pages_by_two(qtbot: Any, pane: Any, qtmodeltester: Any) -> None:
+    """A pane reading two rows per request: the first page, then ``fetchMore`` for the second."""
+    pane.page_size = 2
+    qtbot.addWidget(pane)
+    pane.activate()  # not shown: only fetchMore reads the next page (a shown view asks by itself)
+    await until(lambda: pane.model.rowCount() == 2 and not pane.model.loading)
+    assert pane.model.canFetchMore()
+    assert "scroll for more" in pane.status.text()
+    pane.model.fetchMore()
+    await until(lambda: pane.model.rowCount() == 4 and not pane.model.loading)
+    qtmodeltester.check(pane.model)
+    assert len({str(item.id) for item in pane.model.items}) == 4
+    await quiet()  # nothing may run on when the loop stops
+
+
 @pytest.fixture
 def shot() -> Callable[[QWidget, str], Path]:
     """Save a screenshot of a widget into artifacts/<name>.png."""

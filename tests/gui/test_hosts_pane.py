@@ -13,7 +13,7 @@ from castdeck.api.models import Host
 from castdeck.services.session import Session
 from castdeck.ui.dialogs.host_dialog import HostDialog, html_to_text
 from castdeck.ui.panes.hosts import HostsPane
-from tests.gui.conftest import answer_confirmation, quiet, shown_pane, until
+from tests.gui.conftest import answer_confirmation, check_pages_by_two, quiet, shown_pane, until
 
 BACKSTORY = "A former radio engineer who explains how sound travels, with patience and dry humour."
 
@@ -201,15 +201,4 @@ async def test_server_rejection_lands_on_the_voice(qtbot: QtBot, session: Sessio
 
 @pytest.mark.asyncio
 async def test_the_list_pages(qtbot: QtBot, session: Session, qtmodeltester) -> None:
-    pane = HostsPane(session)
-    pane.page_size = 2
-    qtbot.addWidget(pane)
-    pane.activate()  # not shown: only fetchMore reads the next page (a shown view asks by itself)
-    await until(lambda: pane.model.rowCount() == 2 and not pane.model.loading)
-    assert pane.model.canFetchMore()
-    assert "scroll for more" in pane.status.text()
-    pane.model.fetchMore()
-    await until(lambda: pane.model.rowCount() == 4 and not pane.model.loading)
-    qtmodeltester.check(pane.model)
-    assert len({str(item.id) for item in pane.model.items}) == 4
-    await quiet()  # nothing may run on when the loop stops
+    await check_pages_by_two(qtbot, HostsPane(session), qtmodeltester)

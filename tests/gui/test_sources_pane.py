@@ -17,7 +17,7 @@ from castdeck.api.models import Source
 from castdeck.services.session import Session
 from castdeck.ui.dialogs.source_dialog import SourceDialog
 from castdeck.ui.panes.sources import SourcesPane, metadata_summary
-from tests.gui.conftest import answer_confirmation, quiet, shown_pane, until
+from tests.gui.conftest import answer_confirmation, check_pages_by_two, quiet, shown_pane, until
 
 
 async def open_pane(qtbot: QtBot, session: Session, poll_interval: float = 0.2) -> SourcesPane:
@@ -251,15 +251,4 @@ async def test_dropping_files_explains_uploads_come_later(
 
 @pytest.mark.asyncio
 async def test_the_list_pages(qtbot: QtBot, session: Session, qtmodeltester) -> None:
-    pane = SourcesPane(session)
-    pane.page_size = 2
-    qtbot.addWidget(pane)
-    pane.activate()  # not shown: only fetchMore reads the next page (a shown view asks by itself)
-    await until(lambda: pane.model.rowCount() == 2 and not pane.model.loading)
-    assert pane.model.canFetchMore()
-    assert "scroll for more" in pane.status.text()
-    pane.model.fetchMore()
-    await until(lambda: pane.model.rowCount() == 4 and not pane.model.loading)
-    qtmodeltester.check(pane.model)
-    assert len({str(item.id) for item in pane.model.items}) == 4
-    await quiet()  # nothing may run on when the loop stops
+    await check_pages_by_two(qtbot, SourcesPane(session), qtmodeltester)
