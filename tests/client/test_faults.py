@@ -297,3 +297,14 @@ async def test_unkeyed_writes_are_never_repeated(sandbox_factory: SandboxFactory
     refused = [t for t, o in results.items() if o.startswith("HTTP")]
     assert len(lost_after_work) >= 2 and lost_before_work and refused, results
     assert max(stored[t] for t in results) == 1  # never two
+
+
+@pytest.mark.asyncio
+async def test_a_request_on_a_closed_client_is_a_lost_connection(sandbox: RunningSandbox) -> None:
+    """The app closes a client when the service moves (the sandbox restarted on a new port); work
+    still holding the old one sees a connection fault it already handles, never a crash."""
+    client = Client(sandbox.base_url, DEMO_KEY)
+    assert (await client.account.get()).organization_id
+    await client.aclose()
+    with pytest.raises(APIConnectionError, match="closed"):
+        await client.account.get()

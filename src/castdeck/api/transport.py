@@ -323,6 +323,13 @@ async def _send_bounded(client: httpx.AsyncClient, request: httpx.Request) -> Ra
         raise APIConnectionError(
             f"could not reach {request.url.host}: {exc or type(exc).__name__}", request=request
         ) from None
+    except RuntimeError:
+        if not client.is_closed:
+            raise
+        # The client was closed under a request (the app moved to a new address): a lost connection.
+        raise APIConnectionError(
+            "the connection was closed before the request was sent", request=request
+        ) from None
     stream: AsyncIterator[bytes] | None = None
     try:
         declared = response.headers.get("content-length", "")

@@ -37,6 +37,8 @@ class SqliteStore:
         try:
             yield
         except BaseException:
-            self._db.execute("ROLLBACK")
+            # SQLite may have rolled back already (a full disk does): keep the real error.
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
             raise
         self._db.execute("COMMIT")
