@@ -15,7 +15,7 @@ import mimetypes
 import os
 import stat
 import uuid
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -37,7 +37,7 @@ from .errors import (
     UploadError,
     error_from_response,
 )
-from .models import EpisodeImageResult, Source, UploadReservation, UploadReservationInput
+from .models import EpisodeImageResult, Source, UploadReservation, UploadReservationInput, UploadSlot
 from .models.files import (
     JPEG,
     PNG,
@@ -66,9 +66,15 @@ __all__ = [
     "MAX_IMAGE_BYTES",
     "LocalFile",
     "ProgressCallback",
+    "SlotExpired",
     "check_image_file",
     "check_source_file",
+    "complete_upload",
+    "discard_source",
     "download_to",
+    "reserve_upload",
+    "send_to_slot",
+    "slot_expired",
     "upload_episode_image",
     "upload_source",
 ]
@@ -135,9 +141,16 @@ def _video_refusal(path: Path) -> UploadError:
     )
 
 
-def check_source_file(path: Path, *, prepare_visuals: bool = False) -> LocalFile:
+def check_source_file(
+    path: Path,
+    *,
+    prepare_visuals: bool = False,
+    visual_types: Mapping[str, tuple[str, ...]] | None = None,
+) -> LocalFile:
     """Check a file for a source upload without sending anything; raises :class:`UploadError`.
 
+    With ``prepare_visuals`` the file must be one of ``visual_types`` (default: the spec's full
+    visual table; pass ``VOICEOVER_VISUAL_MIME_TYPES`` for the narrower list that is safe everywhere).
     Blocking (it reads the first bytes): call it through ``asyncio.to_thread`` on a loop.
     """
     info = _stat_regular(path)
@@ -157,7 +170,10 @@ def check_source_file(path: Path, *, prepare_visuals: bool = False) -> LocalFile
         raise UploadError(
             "the file name is not acceptable (at most 255 characters, no separators)", path=str(path)
         )
-    table = VISUAL_MIME_TYPES if prepare_visuals else RESEARCH_MIME_TYPES
+    if prepare_visuals:
+        table = visual_types if visual_types is not None else VISUAL_MIME_TYPES
+    else:
+        table = RESEARCH_MIME_TYPES
     by_extension = mime_for_filename(name)
     mime = canonical_mime(by_extension, table) if by_extension else None
     if mime is None:
@@ -232,7 +248,14 @@ class _ChunkReader:
         self._closed = False
 
     def _open(self) -> None:
-        handle = self.local.path.open("rb", buffering=0)
+        try:
+            handle = self.local.path.open("rb", buffering=0)
+        except FileNotFoundError:
+            raise UploadError("the file was removed", path=str(self.local.path)) from None
+        except OSError as exc:
+            raise UploadError(
+                f"the file cannot be read ({exc.strerror or exc})", path=str(self.local.path)
+            ) from None
         self._handle = handle
         self._check_unchanged(os.fstat(handle.fileno()))
 
@@ -245,7 +268,12 @@ class _ChunkReader:
         parts: list[bytes] = []
         wanted = size
         while wanted > 0:
-            block = self._handle.read(wanted)
+            try:
+                block = self._handle.read(wanted)
+            except OSError as exc:
+                raise UploadError(
+                    f"the file could not be read ({exc.strerror or exc})", path=str(self.local.path)
+                ) from None
             if not block:
                 break
             parts.append(block)
@@ -258,7 +286,12 @@ class _ChunkReader:
         if self._handle.read(1):
             raise UploadError("the file grew while it was being uploaded", path=str(self.local.path))
         self._check_unchanged(os.fstat(self._handle.fileno()))
-        self._check_unchanged(os.stat(self.local.path))
+        try:
+            self._check_unchanged(os.stat(self.local.path))
+        except FileNotFoundError:
+            raise UploadError(
+                "the file was removed while it was being uploaded", path=str(self.local.path)
+            ) from None
 
     def _close(self) -> None:
         if self._handle is not None:
@@ -304,11 +337,15 @@ class _ChunkReader:
 # --- source uploads -----------------------------------------------------------------------------------------
 
 
-class _SlotStale(Exception):
-    """The slot expired or the signed address refused it (403): reserve a fresh one."""
+class SlotExpired(Exception):
+    """The slot expired or the signed address refused it (403): reserve a fresh one.
+
+    Not a lost write: the slot is known to refuse the bytes, so a fresh reservation is safe.
+    """
 
 
-def _expired(expires_at: str | None) -> bool:
+def slot_expired(expires_at: str | None) -> bool:
+    """Whether a slot's ``expires_at`` (ISO 8601) has passed; unknown or unreadable: not expired."""
     if not expires_at:
         return False
     try:
@@ -332,17 +369,33 @@ def _upload_timeout(transport: Transport) -> httpx.Timeout:
     )
 
 
+async def send_to_slot(
+    transport: Transport,
+    slot: UploadSlot,
+    local: LocalFile,
+    progress: ProgressCallback | None = None,
+    chunk_size: int = CHUNK_SIZE,
+) -> None:
+    """Stream ``local`` to a reserved slot (a PUT, safe to repeat while the slot is valid).
+
+    Raises :class:`SlotExpired` when the slot expired (before sending) or the signed address
+    refused it (403); :class:`UploadError` when the file changed, went away or cannot be read;
+    :class:`APIConnectionError` (timeouts too) or a typed :class:`ApiError` for other faults.
+    ``progress(sent, total)`` counts this attempt's bytes, never going backwards.
+    """
+    await _send_file(transport, slot, local, _Progress(progress, local.size), chunk_size)
+
+
 async def _send_file(
     transport: Transport,
-    reservation: UploadReservation,
+    slot: UploadSlot,
     local: LocalFile,
     progress: _Progress,
     chunk_size: int,
 ) -> None:
-    slot = reservation.upload
     await progress.report(0)
-    if _expired(slot.expires_at):
-        raise _SlotStale
+    if slot_expired(slot.expires_at):
+        raise SlotExpired
     # Exactly the reservation's headers, plus the length: never chunked, never credentials.
     headers = {
         k: v for k, v in slot.headers.items() if k.lower() not in ("content-length", "transfer-encoding")
@@ -362,7 +415,7 @@ async def _send_file(
         await body.aclose()
         reader.close()
     if response.status == 403:
-        raise _SlotStale
+        raise SlotExpired
     if response.status >= 300:
         if response.status < 400:
             raise InvalidResponseError(
@@ -372,7 +425,7 @@ async def _send_file(
         raise error_from_response(response.status, response.content, response.headers)
 
 
-async def _complete(resource: Resource, source_id: str) -> Source:
+async def complete_upload(resource: Resource, source_id: str) -> Source:
     """Complete an upload, retrying on faults.
 
     Safe to repeat (spec 3.2): completing a source that is already ``processing`` or ``completed``
@@ -394,8 +447,8 @@ async def _complete(resource: Resource, source_id: str) -> Source:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-async def _discard(resource: Resource, source_id: str) -> None:
-    """Best effort: delete the source of a slot that was replaced by a fresh one."""
+async def discard_source(resource: Resource, source_id: str) -> None:
+    """Best effort: delete the source of a slot that was replaced or abandoned (it never got its bytes)."""
     with contextlib.suppress(CastdeckError):  # tidying up only; the upload itself goes on
         await resource._transport.request("DELETE", f"/v1/sources/{source_id}", expect_body=False)
 
@@ -416,6 +469,38 @@ async def upload_source(
     file is closed and the source stays ``awaiting_upload``.
     """
     local = await asyncio.to_thread(check_source_file, Path(path), prepare_visuals=prepare_visuals)
+    transport = resource._transport
+    reporter = _Progress(progress, local.size)
+    fresh = 0
+    while True:
+        # Reservation is an unkeyed write: never repeated automatically.
+        reservation = await reserve_upload(resource, local, title=title, prepare_visuals=prepare_visuals)
+        source_id = reservation.source.id
+        try:
+            await _send_file(transport, reservation.upload, local, reporter, chunk_size)
+            return await complete_upload(resource, source_id)
+        except SlotExpired:
+            pass
+        except UnprocessableError:
+            # Completion after the slot's lifetime is refused: the bytes must go to a fresh slot.
+            if not slot_expired(reservation.upload.expires_at):
+                raise
+        if fresh >= MAX_FRESH_SLOTS:
+            raise UploadError(
+                "the upload slot expired or was refused again after reserving a fresh one; try again",
+                path=str(local.path),
+            )
+        fresh += 1
+        await discard_source(resource, source_id)
+
+
+async def reserve_upload(
+    resource: Resource, local: LocalFile, *, title: str | None = None, prepare_visuals: bool = False
+) -> UploadReservation:
+    """``POST /v1/sources/uploads`` for a checked file: the source (``awaiting_upload``) and its slot.
+
+    An unkeyed write: never repeat it automatically after a lost answer (the caller decides).
+    """
     fields: dict[str, Any] = {
         "file_name": local.name,
         "mime_type": local.mime_type,
@@ -425,30 +510,8 @@ async def upload_source(
     if title is not None:
         fields["title"] = title
     payload = build_input(UploadReservationInput, None, fields)
-    transport = resource._transport
-    reporter = _Progress(progress, local.size)
-    fresh = 0
-    while True:
-        # Reservation is an unkeyed write: never repeated automatically.
-        answer = await transport.request("POST", "/v1/sources/uploads", json_body=body_of(payload))
-        reservation = resource._data(answer, UploadReservation)
-        source_id = reservation.source.id
-        try:
-            await _send_file(transport, reservation, local, reporter, chunk_size)
-            return await _complete(resource, source_id)
-        except _SlotStale:
-            pass
-        except UnprocessableError:
-            # Completion after the slot's lifetime is refused: the bytes must go to a fresh slot.
-            if not _expired(reservation.upload.expires_at):
-                raise
-        if fresh >= MAX_FRESH_SLOTS:
-            raise UploadError(
-                "the upload slot expired or was refused again after reserving a fresh one; try again",
-                path=str(local.path),
-            )
-        fresh += 1
-        await _discard(resource, source_id)
+    answer = await resource._transport.request("POST", "/v1/sources/uploads", json_body=body_of(payload))
+    return resource._data(answer, UploadReservation)
 
 
 # --- episode images ---------------------------------------------------------------------------------------------
