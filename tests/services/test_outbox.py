@@ -7,6 +7,8 @@ client's own retries are off (``max_retries=0``) so that every resend is the out
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -16,7 +18,7 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from castdeck.api import Client
+from castdeck.api import CastdeckError, Client
 from castdeck.services.outbox import Outbox
 from castdeck.services.profiles import Profile
 from castdeck.services.session import Session
@@ -42,6 +44,7 @@ class FaultyTransport(httpx.AsyncBaseTransport):
         self.keys: list[tuple[str, str, str | None]] = []
         self.lose_answer: set[tuple[str, str]] = set()
         self.refuse: set[tuple[str, str]] = set()
+        self.on_post: Callable[[], object] | None = None
 
     def _match(self, request: httpx.Request, rules: set[tuple[str, str]]) -> tuple[str, str] | None:
         for method, suffix in rules:
@@ -53,6 +56,8 @@ class FaultyTransport(httpx.AsyncBaseTransport):
         self.counts[(request.method, request.url.path)] += 1
         if request.method == "POST":
             self.keys.append((request.method, request.url.path, request.headers.get("idempotency-key")))
+            if self.on_post is not None:
+                self.on_post()
         if self._match(request, self.refuse):
             raise httpx.ConnectError("refused by the test", request=request)
         response = await self.inner.handle_async_request(request)
@@ -139,7 +144,10 @@ async def test_lost_answer_is_resent_with_the_same_key_and_creates_one_episode(
     prompt = f"Why tides turn twice a day, explained for the outbox test {uuid.uuid4().hex}."
 
     entry = outbox.submit("episode_generate", {"podcast_id": podcast_id, "prompt": prompt})
-    assert entry.state == "pending" and entry.idempotency_key and store.get(entry.id) is not None
+    assert entry.state == "pending" and entry.idempotency_key
+    # (submit never waits for the disk; the entry is stored before its request leaves)
+    stored_when_sent: list[bool] = []
+    transport.on_post = lambda: stored_when_sent.append(store.get(entry.id) is not None)
 
     # the service processed the first request, the app never saw the answer: still pending
     await until(lambda: any(e.state == "pending" and e.attempts == 1 for e in seen))
@@ -158,6 +166,7 @@ async def test_lost_answer_is_resent_with_the_same_key_and_creates_one_episode(
     assert sent.resource_id == episodes[0].id and sent.idempotency_key == entry.idempotency_key
     generate_keys = [k for _, path, k in transport.keys if path.endswith("/v1/episodes/generate")]
     assert len(generate_keys) >= 2 and set(generate_keys) == {entry.idempotency_key}
+    assert stored_when_sent and all(stored_when_sent)
     assert accepted and accepted[0][0].id == entry.id
     assert len(accepted) == 1 or all(e.resource_id == sent.resource_id for e, _ in accepted)
     assert store.pending("Sandbox") == []
@@ -358,4 +367,44 @@ async def test_media_retry_entries_each_have_a_new_key(
     assert refused is not None and refused.problem is not None and refused.problem["status"] == 422
     assert refused.request_id and refused.last_error
     assert (await session.client.shorts.status(job_id)).status == "generating"  # one new attempt running
+    await outbox.close()
+
+
+# --- the disk is full ------------------------------------------------------------------------------------------
+
+
+def fill_up(store: OutboxStore) -> None:
+    """SQLite's own "database or disk is full", for real: the file is capped, then filled to the cap
+    with another profile's entries (so no page has room left for one more)."""
+    db = store._db
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    db.execute(f"PRAGMA max_page_count = {pages + 4}")
+    with contextlib.suppress(sqlite3.OperationalError):
+        for i in range(10_000):
+            store.add("filler", "media_create", {}, f"{i:08d}", collection="videos")
+    with pytest.raises(sqlite3.OperationalError, match="full"):
+        store.add("filler", "media_create", {}, "one-more", collection="videos")
+
+
+@pytest.mark.asyncio
+async def test_a_write_that_cannot_be_stored_first_is_never_sent(
+    counted: tuple[Session, FaultyTransport], store: OutboxStore
+) -> None:
+    session, transport = counted
+    outbox = Outbox(session, store)
+    fill_up(store)
+    seen = history(outbox)
+    entry = outbox.submit("media_create", {"prompt": "A video that has no room on disk"}, collection="videos")
+    await until(lambda: seen and seen[-1].state == "rejected")
+    refused = seen[-1]
+    assert refused.id == entry.id and "could not save the request first" in (refused.last_error or "")
+    assert transport.posts("/v1/videos") == 0  # nothing went out without its key stored
+    assert outbox.get(entry.id) == refused and store.get(entry.id) is None
+    sent = await outbox.send("media_create", {"prompt": "Another one"}, collection="videos")
+    assert sent.accepted is None and sent.entry.state == "rejected"
+    with pytest.raises(CastdeckError, match="could not save"):
+        sent.outcome()
+    assert transport.posts("/v1/videos") == 0
+    outbox.discard(entry.id)
+    assert outbox.get(entry.id) is None
     await outbox.close()

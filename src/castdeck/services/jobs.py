@@ -94,9 +94,11 @@ class JobTracker(QObject):
         title: str | None = None,
         first_poll_after: float | None = None,
         request_id: str | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> Job:
         """Store the job, then follow it (no poll before ``first_poll_after`` seconds, e.g. the
-        202's ``Retry-After``). Tracking a job already followed only updates its title."""
+        202's ``Retry-After``). Tracking a job already followed only updates its title.
+        ``extra`` is kept with the job (how it was sent, links); polls add to it."""
         if kind not in JOB_KINDS:
             raise ValueError(f"unknown job kind {kind!r}")
         key = (kind, resource_id)
@@ -110,6 +112,7 @@ class JobTracker(QObject):
         job = Job(
             self.profile, kind, resource_id, title=title, state="running", request_id=request_id,
             started_at=now, next_poll_at=now + delay, deadline_at=now + self.deadline,
+            extra=dict(extra or {}),
         )  # fmt: skip
         job = self._save(job)  # stored before the first request
         self._due[key] = time.monotonic() + delay
@@ -214,7 +217,7 @@ class JobTracker(QObject):
     def _start(self, key: tuple[str, str]) -> None:
         if self._closed:
             raise RuntimeError("the job tracker is closed")
-        task = tasks.start(self._follow(key), name=f"follow {key[0]} {key[1]}")
+        task = tasks.start(self._follow(key), name=f"follow {key[0]} {key[1]}", long_running=True)
         self._pollers[key] = task
         task.add_done_callback(lambda finished: self._forget_poller(key, finished))
 
@@ -271,6 +274,8 @@ class JobTracker(QObject):
                 return
             faults = 0
             job = self._jobs[key]
+            if "extra" in update:
+                update["extra"] = {**job.extra, **update["extra"]}
             changed = job.evolve(**update)
             if changed.state != "running":
                 self._save(changed.evolve(next_poll_at=time.time()))

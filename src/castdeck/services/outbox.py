@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import random
+import sqlite3
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -33,12 +36,13 @@ from castdeck.api import (
     new_idempotency_key,
 )
 from castdeck.api.errors import parse_retry_after
-from castdeck.store.outbox import OutboxEntry, OutboxStore
+from castdeck.api.resources.base import Accepted
+from castdeck.store.outbox import REJECTED, OutboxEntry, OutboxStore
 
 from .session import ConnectionState, Session
 from .tasks import TaskRunner, tasks
 
-__all__ = ["BASE_DELAY", "MAX_DELAY", "Outbox"]
+__all__ = ["BASE_DELAY", "MAX_DELAY", "Outbox", "Sent"]
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +51,27 @@ MAX_DELAY = 300.0
 """Resend backoff after a fault: 2, 4, 8, ... seconds (with jitter), at most this; or the Retry-After given."""
 
 
+@dataclass(frozen=True)
+class Sent:
+    """What one attempt came to: the entry as stored after it, and the answer or the error."""
+
+    entry: OutboxEntry
+    accepted: Accepted[Any] | None = None
+    error: CastdeckError | None = None
+
+    def outcome(self) -> Accepted[Any] | None:
+        """The accepted answer; ``None`` when no answer came (the entry is resent by itself);
+        raises the refusal (the entry is rejected and never resent)."""
+        if self.accepted is not None:
+            return self.accepted
+        if self.entry.state == REJECTED and self.error is not None:
+            raise self.error
+        return None
+
+
 class Outbox(QObject):
     entryChanged = Signal(object)  # OutboxEntry, after every change of state
+    entryRemoved = Signal(str)  # entry id
     accepted = Signal(object, object)  # (OutboxEntry, Accepted): the job tracker follows it from here
 
     def __init__(
@@ -68,6 +91,7 @@ class Outbox(QObject):
         self._base_delay = base_delay
         self._max_delay = max_delay
         self._sending: set[str] = set()
+        self._unsaved: dict[str, OutboxEntry] = {}  # entries the disk refused: shown, never sent
         self._tasks: set[asyncio.Task[Any]] = set()
         self._faults = 0
         self._closed = False
@@ -90,18 +114,85 @@ class Outbox(QObject):
         collection: str | None = None,
         resource_id: str | None = None,
     ) -> OutboxEntry:
-        """Store the write with a new idempotency key, then send it (in the background); returns the entry.
+        """Store the write with a new idempotency key, then send it; returns the entry at once.
 
-        The entry is on disk when this returns, before any byte is sent.
+        Storing (durably, on the disk thread) comes first and sending only after it; the UI thread
+        never waits for the disk. An entry that cannot be stored (a full disk) is never sent: it
+        ends ``rejected`` with that reason.
         """
         if self._closed:
             raise RuntimeError("the outbox is closed")
-        entry = self._store.add(
+        entry = self._store.new_entry(
             self.profile, kind, body, new_idempotency_key(), collection=collection, resource_id=resource_id
         )
         self.entryChanged.emit(entry)
-        self._start(self._send(entry.id), name=f"outbox send {kind}")
+        self._start(self._store_and_send(entry), name=f"outbox send {kind}")
         return entry
+
+    async def _store_and_send(self, entry: OutboxEntry) -> Sent | None:
+        try:
+            await self._session.on_disk(self._store.insert, entry)
+        except sqlite3.Error as error:
+            log.error("outbox entry could not be stored: %s", error)
+            unsaved = dataclasses.replace(
+                entry, state=REJECTED,
+                last_error=f"Not sent: Castdeck could not save the request first ({error}). Free some disk "
+                           "space and start it again.",
+            )  # fmt: skip
+            self._unsaved[entry.id] = unsaved
+            self.entryChanged.emit(unsaved)
+            return None
+        return await self._attempt(entry.id)
+
+    async def send(
+        self,
+        kind: str,
+        body: dict[str, Any] | None = None,
+        *,
+        collection: str | None = None,
+        resource_id: str | None = None,
+    ) -> Sent:
+        """Store the write with a new key, send it once now and say what came of it (for a dialog
+        that waits). Unanswered, the entry stays pending and is resent by itself with the same key.
+        A refusal is returned to the caller to show where the user can correct it, and the entry
+        is forgotten (it needs no card)."""
+        if self._closed:
+            raise RuntimeError("the outbox is closed")
+        entry = self._store.new_entry(
+            self.profile, kind, body, new_idempotency_key(), collection=collection, resource_id=resource_id
+        )
+        self.entryChanged.emit(entry)
+        task = self._start(self._store_and_send(entry), name=f"outbox send {kind}")
+        sent: Sent | None = await task
+        if entry.id in self._unsaved:
+            return Sent(
+                self._unsaved[entry.id], error=CastdeckError(self._unsaved[entry.id].last_error or "")
+            )
+        if sent is None:  # closed meanwhile
+            return Sent(self._store.get(entry.id) or entry)
+        if sent.entry.state == REJECTED:
+            self.discard(sent.entry.id)
+        return sent
+
+    def discard(self, entry_id: str) -> None:
+        """Forget an entry that needs nothing more: answered, or rejected and shown to the user.
+        An entry still unanswered is kept (its write may have reached the service)."""
+        entry = self._store.get(entry_id)
+        if entry is None:
+            self._unsaved.pop(entry_id, None)
+            self.entryRemoved.emit(entry_id)
+            return
+        if entry.unsent:
+            raise ValueError("the entry has not been answered yet; it may still create its job")
+        self._store.delete(entry_id)
+        self.entryRemoved.emit(entry_id)
+
+    def clear_done(self) -> int:
+        done = [e.id for e in self._store.list(self.profile) if e.done]
+        removed = self._store.clear_done(self.profile)
+        for entry_id in done:
+            self.entryRemoved.emit(entry_id)
+        return removed
 
     def flush(self) -> asyncio.Task[list[OutboxEntry]] | None:
         """Send every entry still unanswered (oldest first, each with its own key). Returns the task
@@ -111,10 +202,10 @@ class Outbox(QObject):
         return self._start(self._flush(), name="outbox flush")
 
     def entries(self) -> list[OutboxEntry]:
-        return self._store.list(self.profile)
+        return self._store.list(self.profile) + list(self._unsaved.values())
 
     def get(self, entry_id: str) -> OutboxEntry | None:
-        return self._store.get(entry_id)
+        return self._store.get(entry_id) or self._unsaved.get(entry_id)
 
     async def close(self) -> None:
         """Stop the timer and every send; unanswered entries stay stored for the next start."""
@@ -151,25 +242,34 @@ class Outbox(QObject):
         return answered
 
     async def _send(self, entry_id: str) -> OutboxEntry | None:
+        sent = await self._attempt(entry_id)
+        return None if sent is None else sent.entry
+
+    async def _attempt(self, entry_id: str) -> Sent | None:
         if entry_id in self._sending or self._closed:
             return None
         self._sending.add(entry_id)
         try:
             entry = await self._session.on_disk(self._store.mark_sending, entry_id)
             self.entryChanged.emit(entry)
+            failure: CastdeckError | None = None
             try:
                 accepted = await self._session.guard(self._call(entry), write=True)
             except (UnauthorizedError, ForbiddenError) as error:
+                failure = error
                 # The key was refused, not the write: keep it for when a working key is in place.
                 entry = await self._record_fault(entry, error, schedule=False)
             except (APIConnectionError, ServerError, RateLimitedError, InvalidResponseError) as error:
+                failure = error
                 entry = await self._record_fault(entry, error, schedule=True)
             except ApiError as error:
+                failure = error
                 entry = await self._session.on_disk(
                     self._store.mark_rejected, entry.id, _message(error), error.request_id, _problem(error)
                 )
                 log.info("outbox %s %s rejected: %s", entry.kind, entry.id, error)
             except InputValidationError as error:
+                failure = error
                 # Refused before sending (it could never be sent as it is).
                 entry = await self._session.on_disk(
                     self._store.mark_rejected, entry.id, str(error), None,
@@ -177,6 +277,7 @@ class Outbox(QObject):
                      "errors": [e.model_dump(mode="json") for e in error.errors]},
                 )  # fmt: skip
             except CastdeckError as error:
+                failure = error
                 entry = await self._record_fault(entry, error, schedule=True)
             else:
                 entry = await self._session.on_disk(
@@ -185,9 +286,9 @@ class Outbox(QObject):
                 self._faults = 0
                 self.entryChanged.emit(entry)
                 self.accepted.emit(entry, accepted)
-                return entry
+                return Sent(entry, accepted=accepted)
             self.entryChanged.emit(entry)
-            return entry
+            return Sent(entry, error=failure)
         finally:
             self._sending.discard(entry_id)
 

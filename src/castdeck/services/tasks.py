@@ -24,6 +24,7 @@ T = TypeVar("T")
 class TaskRunner:
     def __init__(self) -> None:
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._long: set[asyncio.Task[Any]] = set()
 
     def start(
         self,
@@ -31,12 +32,18 @@ class TaskRunner:
         *,
         on_error: Callable[[CastdeckError], None] | None = None,
         name: str | None = None,
+        long_running: bool = False,
     ) -> asyncio.Task[T]:
+        """Start ``coro``. ``long_running`` marks work that lives as long as what it follows (a job
+        poller): it is not counted by :attr:`running`, and still cancelled by :meth:`cancel_all`."""
         task = asyncio.get_event_loop().create_task(coro, name=name)
         self._tasks.add(task)
+        if long_running:
+            self._long.add(task)
 
         def done(finished: asyncio.Task[T]) -> None:
             self._tasks.discard(finished)
+            self._long.discard(finished)
             if finished.cancelled():
                 return
             error = finished.exception()
@@ -54,7 +61,8 @@ class TaskRunner:
 
     @property
     def running(self) -> int:
-        return len(self._tasks)
+        """Work in flight that ends by itself soon (requests, loads), not long-running followers."""
+        return len(self._tasks) - len(self._long)
 
     async def cancel_all(self) -> None:
         pending = [t for t in self._tasks if not t.done()]

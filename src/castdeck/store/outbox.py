@@ -128,6 +128,22 @@ class OutboxStore(SqliteStore):
         resource_id: str | None = None,
     ) -> OutboxEntry:
         """Store a write before it is sent; returns the ``pending`` entry."""
+        entry = self.new_entry(
+            profile, kind, body, idempotency_key, collection=collection, resource_id=resource_id
+        )
+        return self.insert(entry)
+
+    @staticmethod
+    def new_entry(
+        profile: str,
+        kind: str,
+        body: dict[str, Any] | None,
+        idempotency_key: str,
+        *,
+        collection: str | None = None,
+        resource_id: str | None = None,
+    ) -> OutboxEntry:
+        """A ``pending`` entry, checked but not stored yet (:meth:`insert` stores it)."""
         if kind not in KINDS:
             raise ValueError(f"unknown outbox kind {kind!r}")
         if kind.startswith("media_") and collection not in MEDIA_COLLECTIONS:
@@ -137,14 +153,22 @@ class OutboxStore(SqliteStore):
         if not idempotency_key:
             raise ValueError("an outbox entry needs an idempotency key")
         now = time.time()
-        entry_id = uuid.uuid4().hex
+        return OutboxEntry(
+            id=uuid.uuid4().hex, profile=profile, kind=kind, collection=collection, body=dict(body or {}),
+            idempotency_key=idempotency_key, state=PENDING, attempts=0, last_error=None, problem=None,
+            request_id=None, resource_id=resource_id, created_at=now, updated_at=now,
+        )  # fmt: skip
+
+    def insert(self, entry: OutboxEntry) -> OutboxEntry:
+        """Store a new entry (durably: synchronous=FULL) and return it as stored."""
         row = (
-            entry_id, profile, kind, collection, json.dumps(body or {}, separators=(",", ":")),
-            idempotency_key, PENDING, 0, None, None, None, resource_id, now, now,
+            entry.id, entry.profile, entry.kind, entry.collection, json.dumps(entry.body, separators=(",", ":")),
+            entry.idempotency_key, entry.state, entry.attempts, None, None, None, entry.resource_id,
+            entry.created_at, entry.updated_at,
         )  # fmt: skip
         with self._lock, self._transaction():
             self._db.execute(f"INSERT INTO outbox ({_COLUMNS}) VALUES ({', '.join('?' * 14)})", row)
-        return self._get_or_raise(entry_id)
+        return self._get_or_raise(entry.id)
 
     def mark_sending(self, entry_id: str) -> OutboxEntry:
         """A request is about to leave (counts an attempt)."""
