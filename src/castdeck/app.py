@@ -27,6 +27,7 @@ from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
 from castdeck.api import CastdeckError
+from castdeck.services.background import Background
 from castdeck.services.event_loop import new_event_loop
 from castdeck.services.profiles import KeyStore, Profile, ProfileStore, environment_profile
 from castdeck.services.sandbox_process import SANDBOX_KEY, SandboxError, SandboxProcess
@@ -82,6 +83,7 @@ class CastdeckApp:
         self.keys = KeyStore()
         self.sandbox: SandboxProcess | None = None
         self.session: Session | None = None
+        self.background: Background | None = None
         self.window: MainWindow | None = None
         self.finished = asyncio.Event()
         self._signal_timer: QTimer | None = None
@@ -147,8 +149,14 @@ class CastdeckApp:
         dialog.deleteLater()
         return connection
 
+    def _new_session(self, connection: Connection) -> Session:
+        """A session with its background work (jobs, outbox, uploads) stored in the data folder."""
+        session = Session(connection.profile, connection.api_key, self.cache)
+        self.background = Background(session, self.data_dir / "background")
+        return session
+
     def _open_window(self, connection: Connection) -> None:
-        self.session = Session(connection.profile, connection.api_key, self.cache)
+        self.session = self._new_session(connection)
         start_pane = os.environ.get(STARTUP_PROBE) or MainWindow.remembered_pane() or "Episodes"
         self.window = MainWindow(self.session, start_pane=start_pane)
         self.window.restore_geometry()
@@ -161,6 +169,8 @@ class CastdeckApp:
             self._probe_first_paint(self.window.current_pane())
         self.window.show()
         tasks.start(self.session.start(), on_error=self._connect_failed, name="connect")
+        assert self.background is not None
+        self.background.start()
 
     def _probe_first_paint(self, pane: Any) -> None:
         """Benchmarks: say when the pane's first rows have been painted, then close."""
@@ -190,10 +200,14 @@ class CastdeckApp:
         connection = await self._ask_connection()
         if connection is None or self.window is None:
             return
-        old = self.session
-        self.session = Session(connection.profile, connection.api_key, self.cache)
+        old, old_background = self.session, self.background
+        if old_background is not None:
+            await old_background.close()  # stored as it is; resumed when that profile is opened again
+        self.session = self._new_session(connection)
         self.window.set_session(self.session)
         tasks.start(self.session.start(), on_error=self._connect_failed, name="connect")
+        assert self.background is not None
+        self.background.start()
         if old is not None:
             await old.close()
 
@@ -222,6 +236,10 @@ class CastdeckApp:
     async def shutdown(self) -> None:
         if self._signal_timer is not None:
             self._signal_timer.stop()
+        if self.window is not None:
+            self.window.notifier.close()
+        if self.background is not None:
+            await self.background.close()
         if self.session is not None:
             await self.session.close()
         await tasks.cancel_all()

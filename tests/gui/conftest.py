@@ -19,6 +19,7 @@ from keyring.backend import KeyringBackend
 from PySide6.QtCore import QCoreApplication, QSettings
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
+from castdeck.services.background import Background
 from castdeck.services.profiles import Profile
 from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
@@ -80,11 +81,24 @@ async def open_session(base_url: str, cache: Cache, *, name: str = "Sandbox", ke
 
 
 @pytest_asyncio.fixture
-async def session(sandbox: RunningSandbox, cache: Cache) -> AsyncIterator[Session]:
+async def session(sandbox: RunningSandbox, cache: Cache, tmp_path: Path) -> AsyncIterator[Session]:
+    """A connected session with its background work (jobs, outbox, uploads), as the app makes it;
+    ``Background.of(session)`` finds the latter."""
     opened = await open_session(sandbox.base_url, cache)
+    background = Background(opened, tmp_path / "background")
+    background.start()
     yield opened
     await settle()
+    await background.close()
     await opened.close()
+
+
+@pytest.fixture
+def background(session: Session) -> Background:
+    """The background work of the ``session`` fixture."""
+    found = Background.of(session)
+    assert found is not None
+    return found
 
 
 async def settle() -> None:

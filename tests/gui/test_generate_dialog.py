@@ -1,5 +1,6 @@
-"""The generate dialog: live validation and the credit estimate, and one idempotency key for every
-attempt, so sending again after a network failure starts one generation only."""
+"""The generate dialog: live validation and the credit estimate; and through the outbox, a network
+failure as the user presses Generate leaves the request kept and resent with its key, so one
+generation starts."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from pytestqt.qtbot import QtBot
 
 from castdeck.api import Client
 from castdeck.api.models import Account, EpisodeGenerateInput
-from castdeck.api.resources.base import Accepted
+from castdeck.services.background import Background
 from castdeck.services.session import ConnectionState, Session
+from castdeck.store.outbox import OutboxEntry
 from castdeck.ui.dialogs.generate_dialog import LENGTH_FIELD, GenerateDialog
 from castdeck.ui.panes.episodes import EpisodesPane
 from tests.conftest import DEMO_KEY
@@ -47,7 +49,6 @@ async def test_generate_dialog_validates_and_estimates(
     dialog = await open_dialog(pane)
     podcast = dialog.podcast_picker.items[dialog.podcast_picker.selected_id() or ""]
     assert dialog.hosts_picker.selected_ids() == podcast.host_ids  # the podcast's hosts are proposed
-    assert dialog.idempotency_key in dialog.attempt_label.text() and "not sent" in dialog.attempt_label.text()
     assert dialog.length_spin.value() == 7 and not dialog.render_check.isChecked()
     assert "210 credits" in dialog.estimate.text()
     assert not dialog.submit_button.isEnabled()  # no prompt yet
@@ -92,14 +93,13 @@ async def test_generate_dialog_validates_and_estimates(
 
 @pytest.mark.asyncio
 async def test_generating_again_after_a_network_failure_starts_one_episode(
-    qtbot: QtBot, session: Session, shot, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot, session: Session, background: Background, shot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     podcast = await new_podcast(session, f"Keepers {uuid.uuid4().hex[:6]}")
     pane = await make_pane(qtbot, session, podcast)
     assert pane.model.rowCount() == 0
     dialog = await open_dialog(pane)
     assert dialog.podcast_picker.selected_id() == podcast.id  # the filtered podcast is proposed
-    key = dialog.idempotency_key
     dialog.prompt_edit.setPlainText(PROMPT)
     dialog.length_spin.setValue(1)
     source = next(s for s in dialog.sources_picker.items.values() if s.status == "completed")
@@ -116,34 +116,28 @@ async def test_generating_again_after_a_network_failure_starts_one_episode(
     assert dialog.submit_button.isEnabled()
     qtbot.mouseClick(dialog.submit_button, Qt.MouseButton.LeftButton)
     await dialog.wait_sent()
-    assert dialog.isVisible() and dialog.result_value is None
-    assert dialog.banner.kind == "error"
+    # the request was stored with its key first; the dialog closes and the pane says what happens next
+    assert dialog.result() == GenerateDialog.DialogCode.Accepted
+    entry = dialog.result_value
+    assert isinstance(entry, OutboxEntry) and entry.state == "pending" and entry.attempts == 1
+    assert "same idempotency key" in pane.banner.text
     assert session.state is ConnectionState.OFFLINE
-    await until(lambda: not dialog.submit_button.isEnabled())  # not while offline
-    assert dialog.idempotency_key == key and "sent 1×" in dialog.attempt_label.text()
+    assert [e.id for e in background.outbox.entries()] == [entry.id]
 
-    # the service is back (the session notices by itself): the same dialog sends again, same key
+    # the service is back (the session notices by itself): the outbox sends it again, same key
     monkeypatch.setattr(session, "_client", working)
     await until(lambda: session.state is ConnectionState.ONLINE)
     await broken.aclose()
-    await until(dialog.submit_button.isEnabled)
-    qtbot.mouseClick(dialog.submit_button, Qt.MouseButton.LeftButton)
-    await dialog.wait_sent()
-    assert dialog.result() == GenerateDialog.DialogCode.Accepted, dialog.banner.text
-    accepted = dialog.result_value
-    assert isinstance(accepted, Accepted) and accepted.idempotency_key == key
-    assert dialog.attempts == 2 and "sent 2×" in dialog.attempt_label.text()
-    episode_id = str(accepted.data.id)
-
-    # the pane shows the accepted episode, selected
-    await until(lambda: pane.current is not None and str(pane.current.id) == episode_id)
-    await until(lambda: pane.details.value_of("Episode ID") == episode_id)
-    assert "Generation started" in pane.banner.text
+    sent = await until(lambda: (e := background.outbox.get(entry.id)) is not None and e.state == "sent" and e)
+    assert sent.idempotency_key == entry.idempotency_key and sent.attempts == 2
+    episode_id = str(sent.resource_id)
+    job = await until(lambda: background.jobs.job("episode", episode_id))
+    assert job.extra["attempts"] == 2 and job.extra["idempotency_key"] == entry.idempotency_key
 
     # had the first attempt reached the service, sending again would have answered the same episode
     payload = dialog.validate(dialog.collect())
     assert isinstance(payload, EpisodeGenerateInput)
-    again = await session.client.episodes.generate(payload, idempotency_key=key)
+    again = await session.client.episodes.generate(payload, idempotency_key=entry.idempotency_key)
     assert str(again.data.id) == episode_id
     episodes = [e.id async for e in session.client.episodes.list(podcast_id=podcast.id, limit=100)]
     assert episodes == [episode_id]

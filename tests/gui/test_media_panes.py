@@ -15,8 +15,10 @@ from pytestqt.qtbot import QtBot
 
 from castdeck.api import BadGatewayError
 from castdeck.api.models import MediaJob, Problem
+from castdeck.services.background import Background
 from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
+from castdeck.store.outbox import OutboxEntry
 from castdeck.ui.dialogs.media_dialog import MediaCreateDialog, format_duration
 from castdeck.ui.panes import media as media_module
 from castdeck.ui.panes.media import MediaPane, ShortsPane, VideosPane, VoiceoversPane, readable_error
@@ -220,7 +222,7 @@ async def test_create_video_through_the_dialog(qtbot: QtBot, session: Session, s
     assert dialog.result() == dialog.DialogCode.Accepted
     job = dialog.result_value.data
     assert job.status == "generating"
-    assert len(dialog.keys_sent) == 1
+    assert dialog.attempts == 1
     await until(lambda: pane.current is not None and pane.current.id == job.id)
     assert pane.model.row_of(job.id) == 0
     assert pane.details.value_of("Status") == "Generating"
@@ -347,19 +349,29 @@ async def test_validation_blocks_bad_input(qtbot: QtBot, session: Session, shot)
     assert error_of(dialog, "style_id") == "A finished script needs a style: choose one."
     assert not dialog.submit_button.isEnabled()
     dialog.submit_button.click()  # refused locally: nothing sent
-    assert dialog.keys_sent == []
+    assert dialog.attempts == 0
     dialog.reject()
     await drain()
 
 
+def record_keys(session: Session) -> dict[str, str]:
+    """Each outbox entry's idempotency key, by entry id, as the outbox stores them."""
+    background = Background.of(session)
+    assert background is not None
+    keys: dict[str, str] = {}
+    background.outbox.entryChanged.connect(lambda entry: keys.setdefault(entry.id, entry.idempotency_key))
+    return keys
+
+
 @pytest.mark.asyncio
 async def test_server_rejection_lands_on_the_field_and_needs_a_new_key(
-    qtbot: QtBot, session: Session
+    qtbot: QtBot, session: Session, background: Background
 ) -> None:
     title = unique("Short-lived research note")
     source = await session.client.sources.create(type="text", title=title, content="Tides rise and fall.")
     pane = open_pane(qtbot, session, VideosPane)
     dialog = await open_dialog(pane)
+    keys = record_keys(session)
     check_title(dialog.sources, title)
     qtbot.keyClicks(dialog.prompt, unique("A video citing a note that is deleted meanwhile"))
     await session.client.sources.delete(source.id)
@@ -368,38 +380,45 @@ async def test_server_rejection_lands_on_the_field_and_needs_a_new_key(
     assert dialog.isVisible()
     assert "no source" in error_of(dialog, "source_ids")
     assert "did not accept" in dialog.banner.text
-    first_key = dialog.keys_sent[0]
-    assert dialog.idempotency_key != first_key  # the service recorded the rejection under that key
+    assert len(keys) == 1
+    assert background.outbox.entries() == []  # shown in the dialog: no card, never resent
 
     dialog.sources.check(source.id, False)
     await submit(dialog)
     assert dialog.result() == dialog.DialogCode.Accepted
-    assert dialog.keys_sent == [first_key, dialog.idempotency_key]
+    assert len(keys) == 2 and len(set(keys.values())) == 2  # the corrected input went with a new key
     await drain()
 
 
 @pytest.mark.asyncio
 async def test_a_resend_after_an_unknown_outcome_keeps_the_key(
-    qtbot: QtBot, session: Session, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot, session: Session, background: Background, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pane = open_pane(qtbot, session, ShortsPane)
     dialog = await open_dialog(pane)
     real_create = session.client.shorts.create
     seen: list[str | None] = []
 
-    async def flaky_create(payload: Any, /, *, idempotency_key: str | None = None) -> Any:
+    async def flaky_create(
+        payload: Any = None, /, *, idempotency_key: str | None = None, **fields: Any
+    ) -> Any:
         seen.append(idempotency_key)
         if len(seen) == 1:
             raise BadGatewayError(Problem(status=502, title="Bad gateway", type="bad_gateway"))
-        return await real_create(payload, idempotency_key=idempotency_key)
+        return await real_create(payload, idempotency_key=idempotency_key, **fields)
 
     monkeypatch.setattr(session.client.shorts, "create", flaky_create)
     qtbot.keyClicks(dialog.prompt, unique("A short sent twice"))
     await submit(dialog)
-    assert dialog.isVisible() and "HTTP 502" in dialog.banner.text
-    await submit(dialog)
+    # no answer: the dialog closes, the request is kept and the pane says it will be sent again
     assert dialog.result() == dialog.DialogCode.Accepted
-    assert seen[0] == seen[1] == dialog.keys_sent[0] == dialog.keys_sent[1]
+    entry = dialog.result_value
+    assert isinstance(entry, OutboxEntry) and entry.state == "pending"
+    assert "same idempotency key" in pane.banner.text
+    # the outbox sends it again by itself, with the same key, and the job is followed
+    sent = await until(lambda: (e := background.outbox.get(entry.id)) is not None and e.state == "sent" and e)
+    assert seen == [entry.idempotency_key, entry.idempotency_key]
+    assert background.jobs.job("short", sent.resource_id) is not None
     await drain()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -20,14 +21,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from castdeck.services.background import Background
 from castdeck.services.session import Session
 
+from .jobs.notifier import Notifier
+from .jobs.panel import JobsPanel
 from .pane import ResourcePane
 from .panes import PaneSpec, pane_specs
 from .status import StatusBar
 from .widgets import Banner
 
 __all__ = ["MainWindow"]
+
+JOB_PANES = {
+    "episode": "Episodes",
+    "video": "Videos",
+    "short": "Shorts",
+    "voiceover": "Voiceovers",
+    "source": "Sources",
+}
 
 
 class MainWindow(QMainWindow):
@@ -95,14 +107,12 @@ class MainWindow(QMainWindow):
         self.jobs_dock = QDockWidget("Jobs", self)
         self.jobs_dock.setObjectName("jobs_dock")
         self.jobs_dock.setAccessibleName("Jobs")
-        placeholder = QLabel(
-            "Generations and uploads you start will appear here as job cards.", self.jobs_dock
-        )
-        placeholder.setWordWrap(True)
-        placeholder.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        placeholder.setMargin(10)
-        placeholder.setStyleSheet("color: palette(mid);")
-        self.jobs_dock.setWidget(placeholder)
+        self.jobs_panel = JobsPanel(self.jobs_dock)
+        self.jobs_panel.setMinimumWidth(300)
+        self.jobs_panel.openRequested.connect(self.open_job)
+        self.jobs_panel.uploadsRequested.connect(self.show_uploads)
+        self.jobs_dock.setWidget(self.jobs_panel)
+        self.notifier = Notifier(self)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.jobs_dock)
         self.jobs_dock.hide()
 
@@ -131,6 +141,7 @@ class MainWindow(QMainWindow):
             item.setData(Qt.ItemDataRole.AccessibleTextRole, spec.title)
             self.sidebar.addItem(item)
         self.status.bind(session)
+        self.bind_background(Background.of(session))
         sandbox = session.profile.sandbox
         self.sandbox_strip.setVisible(sandbox)
         self.sandbox_strip.setText(
@@ -143,6 +154,38 @@ class MainWindow(QMainWindow):
         self.sidebar.setCurrentRow(min(current, len(self._specs) - 1))
         self.sidebar.blockSignals(False)
         self._switch(self.sidebar.currentRow())
+
+    def bind_background(self, background: Background | None) -> None:
+        """Show the job cards and announce the job ends of ``background`` (the session's)."""
+        old = self.jobs_panel.background
+        if old is not None:
+            with contextlib.suppress(RuntimeError, TypeError):
+                old.outbox.entryChanged.disconnect(self._entry_started)
+        self.jobs_panel.bind(background)
+        self.notifier.bind(background)
+        if background is not None:
+            background.outbox.entryChanged.connect(self._entry_started)
+
+    def _entry_started(self, entry: Any) -> None:
+        """A generation was just started: show where it can be followed."""
+        if entry.state == "pending" and entry.attempts == 0:
+            self.jobs_dock.show()
+
+    def open_job(self, kind: str, resource_id: str) -> None:
+        """A job card's "Open": its pane, with the item selected (read from the service when needed)."""
+        title = JOB_PANES.get(kind)
+        if title is None:
+            return
+        pane = self.show_pane(title)
+        reveal = getattr(pane, "reveal", None)
+        if callable(reveal):
+            reveal(resource_id)
+
+    def show_uploads(self) -> None:
+        pane = self.show_pane("Sources")
+        show_queue = getattr(pane, "show_uploads", None)
+        if callable(show_queue):
+            show_queue()
 
     @property
     def panes(self) -> list[QWidget]:

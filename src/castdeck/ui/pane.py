@@ -398,6 +398,18 @@ class ResourcePane(QWidget):
         self.table.scrollTo(index)
         return True
 
+    def reveal(self, item_id: str) -> None:
+        """Select the item with this id; when the list has not loaded it, read it from the service."""
+        self.activate()
+        if self.select_id(item_id):
+            return
+        read = getattr(self, "read_item", None)
+        if callable(read):
+            self.run(self._reveal(read, item_id), "Could not read the item")
+
+    async def _reveal(self, read: Callable[[str], Coroutine[Any, Any, Any]], item_id: str) -> None:
+        self.item_changed(await read(item_id))
+
     def item_changed(self, item: Any, *, select: bool = True) -> None:
         """A create or edit succeeded: show the new state in the list and the details."""
         self.model.upsert(item)

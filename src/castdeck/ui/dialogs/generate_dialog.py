@@ -1,20 +1,18 @@
 """Generate an episode from a prompt (spec 2.4, prompt mode).
 
-The dialog holds one idempotency key for its whole life: every attempt it sends carries the same
-key, so pressing Generate again after a network error returns the episode the first attempt may
-already have started instead of starting (and paying for) a second one. The credits the
-generation will hold (30 per narration minute) are estimated against the balance as the user
-types.
+Generate goes through the session's outbox: the request is stored with its idempotency key before
+it is sent, so a network failure as the user presses Generate leaves it kept and resent with the
+same key (the service starts it once) while the dialog closes and a job card follows it. The
+credits the generation will hold (30 per narration minute) are estimated against the balance as
+the user types.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QLabel, QPlainTextEdit, QSpinBox, QWidget
 
-from castdeck.api import new_idempotency_key
 from castdeck.api.models import Account, EpisodeAccepted, EpisodeGenerateInput, FieldError, Source
 from castdeck.api.models.limits import (
     CREDITS_PER_NARRATION_MINUTE,
@@ -24,10 +22,12 @@ from castdeck.api.models.limits import (
     MIN_EPISODE_LENGTH_MINUTES,
     MIN_EPISODE_PROMPT_CHARS,
 )
-from castdeck.api.resources.base import Accepted
+from castdeck.api.resources.base import Accepted, body_of
 from castdeck.services.session import Session
+from castdeck.store.outbox import OutboxEntry
 
 from ..pickers import CheckPicker, ComboPicker, host_feed, host_label, podcast_feed, source_feed, source_label
+from ..start_job import start_job
 from .episode_dialogs import SessionDialog, podcast_label
 
 __all__ = ["GenerateDialog", "estimate_credits"]
@@ -45,7 +45,8 @@ def _usable_source(source: Source) -> bool:
 
 
 class GenerateDialog(SessionDialog):
-    """``result_value`` is the :class:`Accepted` answer (the episode's acknowledgement and the key)."""
+    """``result_value`` is the :class:`Accepted` answer (the episode's acknowledgement and the key),
+    or the kept :class:`OutboxEntry` when the service has not answered yet."""
 
     def __init__(
         self, session: Session, podcast_id: str | None = None, parent: QWidget | None = None
@@ -57,7 +58,6 @@ class GenerateDialog(SessionDialog):
             submit_label="Generate",
             parent=parent,
         )
-        self.idempotency_key = new_idempotency_key()
         self.attempts = 0
         self.resize(720, 780)
 
@@ -105,17 +105,6 @@ class GenerateDialog(SessionDialog):
         self.estimate.setAccessibleName("Credit estimate")
         self.estimate.setWordWrap(True)
         self.form.addRow("Credits", self.estimate)
-        self.attempt_label = QLabel(self)
-        self.attempt_label.setAccessibleName("Attempt")
-        self.attempt_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.attempt_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.attempt_label.setStyleSheet("color: palette(mid); font-size: small;")
-        self.attempt_label.setToolTip(
-            "Every attempt from this dialog carries this key, so sending again after a network error "
-            "cannot start a second generation."
-        )
-        self.form.addRow("Attempt", self.attempt_label)
-        self._update_attempt()
 
         self.podcast_picker.loaded.connect(self._podcast_changed)
         self.podcast_picker.currentIndexChanged.connect(self._podcast_changed)
@@ -167,10 +156,6 @@ class GenerateDialog(SessionDialog):
             self.estimate.setStyleSheet("")
         self.estimate.setText(text)
 
-    def _update_attempt(self) -> None:
-        sent = "not sent yet" if self.attempts == 0 else f"sent {self.attempts}×"
-        self.attempt_label.setText(f"Key {self.idempotency_key} ({sent})")
-
     # --- the body ------------------------------------------------------------------------------------------
 
     def collect(self) -> dict[str, Any]:
@@ -204,10 +189,10 @@ class GenerateDialog(SessionDialog):
 
     # --- sending -------------------------------------------------------------------------------------------
 
-    async def _send_generate(self, payload: EpisodeGenerateInput) -> Accepted[EpisodeAccepted]:
+    async def _send_generate(self, payload: EpisodeGenerateInput) -> Accepted[EpisodeAccepted] | OutboxEntry:
+        """The accepted episode, or the kept request when no answer came (it is resent by itself)."""
         self.attempts += 1
-        self._update_attempt()
-        key = self.idempotency_key
-        return await self.session.call(
-            lambda c: c.episodes.generate(payload, idempotency_key=key), write=True
-        )
+        return await start_job(
+            self.session, "episode_generate", body_of(payload),
+            direct=lambda: self.session.call(lambda c: c.episodes.generate(payload), write=True),
+        )  # fmt: skip

@@ -5,9 +5,10 @@ its speakers from bracketed labels, so hosts and research sources are not offere
 narrate uploaded visuals in the order the user ticks them. Every rule is checked as the user
 types with the input models of ``castdeck.api.models.media``.
 
-One idempotency key belongs to the dialog and goes with every attempt, so pressing "Create" again
-after a network error cannot start the job twice. Only a definite rejection by the service (which
-records the rejection under the key) makes the dialog take a new key for the corrected input.
+Create goes through the session's outbox: the request is stored with its idempotency key before it
+is sent, so a network failure as the user presses Create leaves it kept and resent with the same
+key (the service starts it once) while a job card follows it. A definite rejection is shown under
+the fields; the corrected input goes out as a new request with a new key.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
-from castdeck.api import ApiError, Client, new_idempotency_key
+from castdeck.api import Client
 from castdeck.api.models import FieldError, MediaOptions, Source
 from castdeck.api.models.limits import (
     MAX_MEDIA_HOSTS,
@@ -36,18 +37,20 @@ from castdeck.api.models.media import (
     VideoScriptCreateInput,
     VoiceoverCreateInput,
 )
+from castdeck.api.resources.base import body_of
 from castdeck.api.resources.media import MediaResource
 from castdeck.services.session import Session
 
 from ..forms import FieldRow, FormDialog
 from ..pickers import CheckPicker, ComboPicker, host_feed, host_label, source_feed, source_label
+from ..start_job import start_job
+from .visual_drop import VisualDrop
 
 __all__ = [
     "COLLECTIONS",
     "MediaCollection",
     "MediaCreateDialog",
     "format_duration",
-    "idempotency_key_spent",
     "is_research_source",
     "is_visual_source",
     "visual_count",
@@ -147,20 +150,6 @@ def visual_source_label(source: Source) -> str:
     return f"{name} — {count} visual{'s' if count != 1 else ''}" + (f" ({file_name})" if file_name else "")
 
 
-# --- idempotency --------------------------------------------------------------------------------------------
-
-
-def idempotency_key_spent(error: ApiError) -> bool:
-    """Whether the service definitely answered this key (a recorded rejection): corrected input then
-    needs a new key. Unknown outcomes (no answer, 5xx, 429) keep the key so a resend cannot create twice."""
-    hint = error.recovery.idempotency_key if error.recovery is not None else None
-    if hint == "new":
-        return True
-    if hint == "reuse":
-        return False
-    return 400 <= error.status < 500 and error.status not in (408, 409, 429)
-
-
 # --- friendlier messages -----------------------------------------------------------------------------------
 
 
@@ -218,8 +207,7 @@ class MediaCreateDialog(FormDialog):
         self.setObjectName(f"{collection}-create")
         self.session = session
         self.options = options
-        self.idempotency_key = new_idempotency_key()
-        self.keys_sent: list[str] = []
+        self.attempts = 0
         self._fresh: set[str] = set()
         self.voiceover = self.info.kind == "voiceover"
         if self.voiceover:
@@ -371,6 +359,14 @@ class MediaCreateDialog(FormDialog):
         self.order = QLabel(self)
         self.order.setAccessibleName("Presentation order")
         self._add_below(visuals_row, self.order)
+        # files dropped on the list are uploaded as prepared visuals and ticked when ready
+        self.visual_drop = VisualDrop(
+            self.session, self.visuals, label=visual_source_label, accepts=is_visual_source,
+            count=visual_count, parent=self,
+        )  # fmt: skip
+        holder_layout = self._holder_of(visuals_row).layout()
+        assert isinstance(holder_layout, QVBoxLayout)
+        holder_layout.insertWidget(2, self.visual_drop)
         self.visuals.changed.connect(self._order_changed)
         self._order_changed()
 
@@ -500,13 +496,10 @@ class MediaCreateDialog(FormDialog):
     # --- sending -------------------------------------------------------------------------------------------
 
     async def _send_create(self, payload: Any) -> Any:
-        key = self.idempotency_key
-        self.keys_sent.append(key)
-        try:
-            return await self.session.call(
-                lambda c: self.info.resource(c).create(payload, idempotency_key=key), write=True
-            )
-        except ApiError as error:
-            if idempotency_key_spent(error):
-                self.idempotency_key = new_idempotency_key()
-            raise
+        """Through the outbox: the accepted job, or the kept request when no answer came (it is
+        resent with its key by itself). A refusal raises here; correcting it sends a new key."""
+        self.attempts += 1
+        return await start_job(
+            self.session, "media_create", body_of(payload), collection=self.info.name,
+            direct=lambda: self.session.call(lambda c: self.info.resource(c).create(payload), write=True),
+        )  # fmt: skip

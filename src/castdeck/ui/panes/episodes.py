@@ -32,6 +32,7 @@ from castdeck.api.resources.base import Accepted
 from castdeck.services.listing import ListFeed, list_key
 from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
+from castdeck.store.outbox import OutboxEntry
 
 from ..dialogs.episode_dialogs import EpisodeCreateDialog, EpisodeEditDialog, PublishDialog, podcast_label
 from ..dialogs.generate_dialog import GenerateDialog
@@ -39,6 +40,7 @@ from ..forms import FormDialog
 from ..pane import ResourcePane, link_label
 from ..pickers import ComboPicker, host_feed, podcast_feed, source_feed
 from ..resource_model import Column, format_time
+from ..start_job import PENDING_TEXT
 from ..widgets import ask
 from .hosts import plain_value
 from .podcasts import NameBook
@@ -402,8 +404,16 @@ class EpisodesPane(ResourcePane):
     def _generated(self, dialog: FormDialog) -> None:
         accepted = dialog.result_value
         if isinstance(accepted, Accepted) and isinstance(accepted.data, EpisodeAccepted):
-            self.banner.show_message("Generation started; the details follow its progress.", kind="info")
+            self.banner.show_message(
+                "Generation started; its card in Jobs (Ctrl+J) and the details follow its progress.",
+                kind="info",
+            )
             self.run(self._show_episode(str(accepted.data.id)), "Could not read the new episode")
+        elif isinstance(accepted, OutboxEntry):
+            self.banner.show_message(PENDING_TEXT, kind="warning")
+
+    async def read_item(self, episode_id: str) -> Episode:
+        return await self.session.call(lambda c: c.episodes.get(episode_id))
 
     async def _show_episode(self, episode_id: str) -> Episode:
         episode = await self.session.call(lambda c: c.episodes.get(episode_id))

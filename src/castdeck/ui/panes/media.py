@@ -20,14 +20,17 @@ from PySide6.QtWidgets import QAbstractButton, QFormLayout, QFrame, QLabel, QPus
 
 from castdeck.api import CastdeckError
 from castdeck.api.models import Host, MediaJob, MediaOptions
+from castdeck.api.resources.base import Accepted
 from castdeck.services.listing import ListFeed, list_key
 from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
+from castdeck.store.outbox import OutboxEntry
 
 from ..dialogs.media_dialog import COLLECTIONS, MediaCreateDialog, format_duration
 from ..pane import ResourcePane, link_label
 from ..pickers import host_feed
 from ..resource_model import Column, format_time
+from ..start_job import PENDING_TEXT, start_job
 from ..widgets import alive, ask, open_web_link
 from .voices import LANGUAGES
 
@@ -380,6 +383,9 @@ class MediaPane(ResourcePane):
         self.download_button, self.studio_button, self.status_button = download, studio, status
         return buttons
 
+    async def read_item(self, media_id: str) -> MediaJob:
+        return await self.session.call(lambda c: self.info.resource(c).get(media_id))
+
     def _item(self, key: str) -> MediaJob | None:
         if self.current is not None and str(self.current.id) == key:
             return self.current  # type: ignore[no-any-return]
@@ -405,8 +411,16 @@ class MediaPane(ResourcePane):
         )  # fmt: skip
         if not confirmed:
             return
-        accepted = await self.session.call(lambda c: self.info.resource(c).retry(key), write=True)
+        answer = await start_job(
+            self.session, "media_retry", None, collection=self.info.name, resource_id=key,
+            direct=lambda: self.session.call(lambda c: self.info.resource(c).retry(key), write=True),
+        )  # fmt: skip
         self.deliveries.pop(key, None)
+        if not isinstance(answer, Accepted):
+            self.status_notes[key] = PENDING_TEXT
+            self._reshow(key)
+            return
+        accepted = answer
         hint = (
             f" The service suggests checking in {format_seconds(accepted.retry_after)}."
             if accepted.retry_after
@@ -479,6 +493,9 @@ class MediaPane(ResourcePane):
 
     def _created(self, dialog: MediaCreateDialog) -> None:
         accepted = dialog.result_value
+        if isinstance(accepted, OutboxEntry):
+            self.banner.show_message(PENDING_TEXT, kind="warning")
+            return
         if accepted is None:
             return
         job: MediaJob = accepted.data

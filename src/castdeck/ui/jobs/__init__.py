@@ -1,0 +1,1 @@
+"""The Jobs dock: live job cards (``card``, ``panel``) and desktop notifications (``notifier``)."""

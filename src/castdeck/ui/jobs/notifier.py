@@ -1,0 +1,100 @@
+"""Desktop notifications: each job that finishes or fails, and each write the service refuses.
+
+A notification goes through the system tray (``QSystemTrayIcon.showMessage``) where the desktop
+has one; elsewhere (some Linux desktops, the offscreen platform) it is shown in the window's
+status bar instead. Jobs only announce an end they were seen reaching during this run: jobs that
+had already ended before a restart stay quiet.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QMainWindow, QSystemTrayIcon
+
+from castdeck.services.background import Background, title_of
+from castdeck.store.jobs import Job
+from castdeck.store.outbox import OutboxEntry
+
+from .card import KIND_LABELS
+
+__all__ = ["Notification", "Notifier"]
+
+SHOWN_MS = 8000
+
+
+@dataclass(frozen=True)
+class Notification:
+    title: str
+    text: str
+    failed: bool
+
+
+def job_notification(job: Job) -> Notification:
+    noun = KIND_LABELS.get(job.kind, job.kind.capitalize())
+    name = job.title or noun
+    if job.state == "completed":
+        ready = "is ready to use" if job.kind == "source" else "has finished"
+        return Notification(f"{noun} finished", f"{name} {ready}.", False)
+    return Notification(f"{noun} failed", f"{name}: {job.error or 'the job failed.'}", True)
+
+
+class Notifier(QObject):
+    """Announces ends of jobs of the bound :class:`Background`; ``history`` keeps what was shown."""
+
+    def __init__(self, window: QMainWindow, icon: QIcon | None = None) -> None:
+        super().__init__(window)
+        self.window = window
+        self.history: list[Notification] = []
+        self.background: Background | None = None
+        self.tray: QSystemTrayIcon | None = None
+        if QSystemTrayIcon.isSystemTrayAvailable():
+            self.tray = QSystemTrayIcon(icon or window.windowIcon(), self)
+            self.tray.setToolTip("Castdeck")
+            self.tray.messageClicked.connect(self._raise_window)
+            self.tray.show()
+
+    def bind(self, background: Background | None) -> None:
+        old = self.background
+        if old is not None:
+            with contextlib.suppress(RuntimeError, TypeError):
+                old.jobs.jobFinished.disconnect(self._job_finished)
+                old.outbox.entryChanged.disconnect(self._entry_changed)
+        self.background = background
+        if background is not None:
+            background.jobs.jobFinished.connect(self._job_finished)
+            background.outbox.entryChanged.connect(self._entry_changed)
+
+    def _job_finished(self, job: Job) -> None:
+        self.notify(job_notification(job))
+
+    def _entry_changed(self, entry: OutboxEntry) -> None:
+        if entry.state == "rejected":
+            self.notify(
+                Notification("Not started", f"{title_of(entry)}: {entry.last_error or 'refused'}", True)
+            )
+
+    def notify(self, note: Notification) -> None:
+        self.history.append(note)
+        if self.tray is not None:
+            icon = (
+                QSystemTrayIcon.MessageIcon.Warning
+                if note.failed
+                else QSystemTrayIcon.MessageIcon.Information
+            )
+            self.tray.showMessage(note.title, note.text, icon, SHOWN_MS)
+        else:
+            self.window.statusBar().showMessage(f"{note.title}: {note.text}", SHOWN_MS)
+
+    def _raise_window(self) -> None:
+        self.window.showNormal()
+        self.window.raise_()
+        self.window.activateWindow()
+
+    def close(self) -> None:
+        self.bind(None)
+        if self.tray is not None:
+            self.tray.hide()

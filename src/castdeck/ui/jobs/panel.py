@@ -1,0 +1,414 @@
+"""The Jobs dock's content: one live card per job, newest first, with the uploads in one line on top.
+
+Cards come from the session's :class:`Background`: tracked jobs (generation, media jobs, sources
+being processed) and outbox writes the service has not accepted (still being sent, or refused).
+They are built a few at a time so that two hundred resumed jobs never stall the window, update as
+the tracker reports, and count their elapsed time once a second while the dock is visible.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+from PySide6.QtCore import QStandardPaths, Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication, QHideEvent, QShowEvent
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from castdeck.api import CastdeckError
+from castdeck.api.uploads import download_to
+from castdeck.services.background import Background
+from castdeck.services.tasks import tasks
+from castdeck.store.jobs import Job
+from castdeck.store.outbox import OutboxEntry
+
+from ..widgets import Banner, alive, ask, open_web_link
+from .card import CardView, JobCard, entry_view, job_key, job_view
+
+__all__ = ["JobsPanel"]
+
+BUILD_BATCH = 12
+"""Cards built per turn of the event loop."""
+
+COLLECTIONS = {"video": "videos", "short": "shorts", "voiceover": "voiceovers"}
+
+
+def _file_name(title: str, url: str, fallback: str) -> str:
+    suffix = Path(urlparse(url).path).suffix or fallback
+    stem = re.sub(r"[^\w\- ]+", "", title.split(":", 1)[-1]).strip()[:60] or "castdeck"
+    return stem + suffix
+
+
+class JobsPanel(QWidget):
+    """Live job cards of one :class:`Background` (rebound when the profile changes)."""
+
+    openRequested = Signal(str, str)  # kind, resource id
+    uploadsRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("jobs_panel")
+        self.setAccessibleName("Jobs")
+        self.background: Background | None = None
+        self.cards: dict[str, JobCard] = {}
+        self.views: dict[str, CardView] = {}
+        self._jobs: dict[str, Job] = {}
+        self._entries: dict[str, OutboxEntry] = {}
+        self._to_build: list[str] = []
+
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(6, 6, 6, 6)
+        outer.setSpacing(6)
+        header = QHBoxLayout()
+        self.summary = QLabel(self)
+        self.summary.setAccessibleName("Jobs summary")
+        self.clear_button = QPushButton("Clear finished", self)
+        self.clear_button.setAccessibleName("Clear finished jobs")
+        self.clear_button.setToolTip("Remove the cards of finished, failed and refused jobs")
+        self.clear_button.clicked.connect(self.clear_finished)
+        header.addWidget(self.summary, 1)
+        header.addWidget(self.clear_button)
+        outer.addLayout(header)
+        self.uploads_button = QPushButton(self)
+        self.uploads_button.setFlat(True)
+        self.uploads_button.setAccessibleName("Uploads")
+        self.uploads_button.setToolTip("Show the upload queue in the Sources pane")
+        self.uploads_button.setStyleSheet("text-align: left; padding: 2px 4px;")
+        self.uploads_button.clicked.connect(self.uploadsRequested.emit)
+        self.uploads_button.hide()
+        outer.addWidget(self.uploads_button)
+        self.banner = Banner(self)
+        outer.addWidget(self.banner)
+        self.scroll_area = QScrollArea(self)
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list_widget = QWidget(self.scroll_area)
+        self.list_layout = QVBoxLayout(self.list_widget)
+        self.list_layout.setContentsMargins(0, 0, 0, 0)
+        self.list_layout.setSpacing(6)
+        self.empty_label = QLabel(
+            "Generations, media jobs and uploaded sources you start appear here, one card each. "
+            "They keep going when you close Castdeck and are followed again when it opens.",
+            self.list_widget,
+        )
+        self.empty_label.setWordWrap(True)
+        self.empty_label.setStyleSheet("color: palette(mid); padding: 8px;")
+        self.list_layout.addWidget(self.empty_label)
+        self.list_layout.addStretch(1)
+        self.scroll_area.setWidget(self.list_widget)
+        outer.addWidget(self.scroll_area, 1)
+
+        self._builder = QTimer(self)
+        self._builder.setInterval(0)
+        self._builder.timeout.connect(self._build_some)
+        self._ticker = QTimer(self)
+        self._ticker.setInterval(1000)
+        self._ticker.timeout.connect(self._tick)
+        self._uploads_timer = QTimer(self)
+        self._uploads_timer.setSingleShot(True)
+        self._uploads_timer.setInterval(400)
+        self._uploads_timer.timeout.connect(self._show_uploads)
+        self._update_summary()
+
+    # --- binding -------------------------------------------------------------------------------------------
+
+    def bind(self, background: Background | None) -> None:
+        """Show the jobs of ``background`` (the current session's), dropping the old cards."""
+        old = self.background
+        if old is not None:
+            for signal, slot in (
+                (old.jobs.jobChanged, self._job_changed),
+                (old.outbox.entryChanged, self._entry_changed),
+                (old.outbox.entryRemoved, self._remove_entry),
+                (old.uploads.itemAdded, self._uploads_changed),
+                (old.uploads.itemChanged, self._uploads_changed),
+                (old.uploads.itemRemoved, self._uploads_changed),
+                (old.session.stateChanged, self._online_changed),
+            ):
+                with contextlib.suppress(RuntimeError, TypeError):
+                    signal.disconnect(slot)
+        for card in self.cards.values():
+            card.deleteLater()
+        self.cards, self.views, self._jobs, self._entries, self._to_build = {}, {}, {}, {}, []
+        self.background = background
+        if background is not None:
+            background.jobs.jobChanged.connect(self._job_changed)
+            background.outbox.entryChanged.connect(self._entry_changed)
+            background.outbox.entryRemoved.connect(self._remove_entry)
+            background.uploads.itemAdded.connect(self._uploads_changed)
+            background.uploads.itemChanged.connect(self._uploads_changed)
+            background.uploads.itemRemoved.connect(self._uploads_changed)
+            background.session.stateChanged.connect(self._online_changed)
+            for job in sorted(background.jobs.jobs(), key=lambda j: j.started_at):
+                self._job_changed(job)
+            for entry in sorted(background.outbox.entries(), key=lambda e: e.created_at):
+                self._entry_changed(entry)
+            self._show_uploads()
+        self._update_summary()
+
+    # --- what the services report ----------------------------------------------------------------------------
+
+    def _online(self) -> bool:
+        return self.background is None or self.background.session.online
+
+    def _job_changed(self, job: Job) -> None:
+        key = job_key(job.kind, job.resource_id)
+        self._jobs[key] = job
+        self._put(job_view(job, online=self._online()))
+        entry_id = job.extra.get("outbox_entry")
+        if isinstance(entry_id, str):
+            self._drop(f"entry:{entry_id}")
+
+    def _entry_changed(self, entry: OutboxEntry) -> None:
+        key = f"entry:{entry.id}"
+        if entry.state == "sent":
+            self._entries.pop(key, None)
+            self._drop(key)  # its job card takes over
+            return
+        self._entries[key] = entry
+        self._put(entry_view(entry))
+
+    def _remove_entry(self, entry_id: str) -> None:
+        self._entries.pop(f"entry:{entry_id}", None)
+        self._drop(f"entry:{entry_id}")
+
+    def _online_changed(self, _state: str) -> None:
+        for _key, job in self._jobs.items():
+            if job.state == "running":
+                self._put(job_view(job, online=self._online()))
+
+    def _put(self, view: CardView) -> None:
+        known = view.key in self.views
+        self.views[view.key] = view
+        card = self.cards.get(view.key)
+        if card is not None:
+            card.show_view(view)
+        elif not known:
+            self._to_build.append(view.key)
+            if not self._builder.isActive():
+                self._builder.start()
+        self._update_summary()
+
+    def _drop(self, key: str) -> None:
+        self.views.pop(key, None)
+        self._jobs.pop(key, None)
+        card = self.cards.pop(key, None)
+        if card is not None:
+            self.list_layout.removeWidget(card)
+            card.deleteLater()
+        self._update_summary()
+
+    def _build_some(self) -> None:
+        built = 0
+        while self._to_build and built < BUILD_BATCH:
+            key = self._to_build.pop(0)
+            view = self.views.get(key)
+            if view is None or key in self.cards:
+                continue
+            card = JobCard(view, self.list_widget)
+            card.actionRequested.connect(lambda action, k=key: self._act(k, action))
+            self.list_layout.insertWidget(0, card)  # newest on top
+            self.cards[key] = card
+            built += 1
+        if not self._to_build:
+            self._builder.stop()
+        self._update_summary()
+
+    def pending_builds(self) -> int:
+        return len(self._to_build)
+
+    def _update_summary(self) -> None:
+        views = list(self.views.values())
+        running = sum(1 for v in views if v.state == "running")
+        waiting = sum(1 for v in views if v.state in ("sending", "waiting"))
+        ended = sum(1 for v in views if v.ended)
+        still = sum(1 for v in views if v.state == "still_running")
+        parts = []
+        if running:
+            parts.append(f"{running} running")
+        if waiting:
+            parts.append(f"{waiting} waiting to send")
+        if still:
+            parts.append(f"{still} to check again")
+        if ended:
+            parts.append(f"{ended} ended")
+        self.summary.setText(" · ".join(parts) if parts else "No jobs")
+        self.clear_button.setEnabled(ended > 0)
+        self.empty_label.setVisible(not views)
+
+    def _uploads_changed(self, *_: object) -> None:
+        if not self._uploads_timer.isActive():
+            self._uploads_timer.start()
+
+    def _show_uploads(self) -> None:
+        background = self.background
+        if background is None or not alive(self):
+            self.uploads_button.hide()
+            return
+        items = background.uploads.items()
+        active = [i for i in items if i.state in ("queued", "uploading", "completing", "paused")]
+        if not items:
+            self.uploads_button.hide()
+            return
+        done = sum(1 for i in items if i.state == "done")
+        failed = sum(1 for i in items if i.state in ("failed", "refused"))
+        totals = background.uploads.totals()
+        text = f"Uploads: {done} of {done + len(active)} done"
+        if active and totals.total:
+            text += f" · {100 * totals.sent / totals.total:.0f}%"
+            if totals.eta is not None:
+                text += f" · about {max(1, round(totals.eta))} s left"
+        if failed:
+            text += f" · {failed} need attention"
+        self.uploads_button.setText(text + "  ›")
+        self.uploads_button.show()
+
+    # --- time ------------------------------------------------------------------------------------------------
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._ticker.start()
+        self._tick()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        super().hideEvent(event)
+        self._ticker.stop()
+
+    def _tick(self) -> None:
+        now = time.time()
+        for card in self.cards.values():
+            if not card.view.ended:
+                card.update_elapsed(now)
+
+    # --- actions ---------------------------------------------------------------------------------------------
+
+    def card(self, key: str) -> JobCard | None:
+        return self.cards.get(key)
+
+    def _act(self, key: str, action: str) -> None:
+        background = self.background
+        view = self.views.get(key)
+        if background is None or view is None:
+            return
+        job = self._jobs.get(key)
+        entry = self._entries.get(key)
+        if action == "open" and job is not None:
+            self.openRequested.emit(job.kind, job.resource_id)
+        elif action == "copy_error":
+            text = f"{view.title}: {view.detail or view.status}"
+            if view.request_id:
+                text += f"\nRequest ID: {view.request_id}"
+            QGuiApplication.clipboard().setText(text)
+            self.banner.show_message("The error and its request ID are on the clipboard.", kind="info")
+        elif action == "studio" and view.links.get("studio_url"):
+            open_web_link(str(view.links["studio_url"]))
+        elif action == "play" and view.links.get("audio_url"):
+            open_web_link(str(view.links["audio_url"]))
+        elif action == "download" and job is not None:
+            self._download(job, view)
+        elif action == "retry" and job is not None:
+            tasks.start(self._retry(job), on_error=self._failed, name="retry job")
+        elif action == "check_again" and job is not None:
+            background.jobs.check_again(job)
+        elif action == "send_now":
+            background.outbox.flush()
+        elif action == "dismiss":
+            if job is not None and not background.jobs.is_following(job.kind, job.resource_id):
+                background.jobs.forget(job)
+                self._drop(key)
+            elif entry is not None and not entry.unsent:
+                background.outbox.discard(entry.id)
+
+    def _failed(self, error: CastdeckError) -> None:
+        if alive(self):
+            self.banner.show_error(error)
+
+    async def _retry(self, job: Job) -> None:
+        background = self.background
+        collection = COLLECTIONS.get(job.kind)
+        if background is None or collection is None:
+            return
+        noun = job.kind
+        if not await ask(self, f"Retry the {noun}", f"Start a new attempt of “{job.title}”? The service starts "
+                         "it again under the same ID and charges for the new attempt.", "Retry",
+                         destructive=False):  # fmt: skip
+            return
+        background.outbox.submit("media_retry", None, collection=collection, resource_id=job.resource_id)
+
+    def clear_finished(self) -> None:
+        background = self.background
+        if background is None:
+            return
+        background.jobs.clear_finished()
+        background.outbox.clear_done()
+        for key in [k for k, v in self.views.items() if v.state in ("completed", "failed")]:
+            self._drop(key)
+
+    # --- downloads -------------------------------------------------------------------------------------------
+
+    def _download(self, job: Job, view: CardView) -> None:
+        if job.kind == "episode":
+            url = view.links.get("audio_url")
+            if url:
+                self._choose_file(job, str(url), ".mp3")
+            return
+        tasks.start(self._media_download(job), on_error=self._failed, name="download link")
+
+    async def _media_download(self, job: Job) -> None:
+        background = self.background
+        collection = COLLECTIONS.get(job.kind)
+        if background is None or collection is None:
+            return
+        answer = await background.session.call(lambda c: getattr(c, collection).download(job.resource_id))
+        delivery = answer.delivery
+        if delivery.kind == "available" and delivery.url:
+            self._choose_file(job, delivery.url, ".mp4")
+        elif delivery.kind == "preparing":
+            self.banner.show_message(
+                f"The file of “{job.title}” is being prepared"
+                + (f" ({delivery.reason})" if delivery.reason else "")
+                + "; try Download again in a minute.",
+                kind="info",
+            )
+        else:
+            self.banner.show_message(
+                f"The service has no downloadable file for “{job.title}”; open it in the studio instead.",
+                kind="warning",
+            )
+
+    def _choose_file(self, job: Job, url: str, fallback: str) -> None:
+        folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DownloadLocation)
+        dialog = QFileDialog(
+            self, "Save the file", str(Path(folder) / _file_name(job.title or job.kind, url, fallback))
+        )
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda path: self._save(job, url, Path(path)))
+        self.save_dialog = dialog
+        dialog.open()
+
+    def _save(self, job: Job, url: str, dest: Path) -> None:
+        background = self.background
+        if background is None:
+            return
+        self.banner.show_message(f"Downloading “{job.title}”…", kind="info")
+
+        async def fetch() -> None:
+            await download_to(background.session.client.transport, url, dest)
+            if alive(self):
+                self.banner.show_message(f"Saved “{job.title}” to {dest}.", kind="info")
+
+        tasks.start(fetch(), on_error=self._failed, name="download")

@@ -1,0 +1,257 @@
+"""The Jobs dock in the real window against the sandbox: cards follow generations to their end, offer
+the next actions, announce ends, show refused and unanswered writes, and come back after a restart."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+from pytestqt.qtbot import QtBot
+
+from castdeck.api import Client
+from castdeck.services.background import Background
+from castdeck.services.session import ConnectionState, Session
+from castdeck.store.cache import Cache
+from castdeck.ui.jobs.card import JobCard
+from castdeck.ui.jobs.panel import JobsPanel
+from castdeck.ui.main_window import MainWindow
+from tests.conftest import DEMO_KEY, RunningSandbox
+from tests.gui.conftest import open_session, quiet, settle, until
+from tests.gui.test_generate_dialog import closed_port
+from tests.gui.test_podcasts_pane import new_podcast
+
+FAIL = "[sandbox:fail]"
+
+
+def unique(text: str) -> str:
+    return f"{text} {uuid.uuid4().hex[:6]}"
+
+
+def open_window(qtbot: QtBot, session: Session) -> MainWindow:
+    window = MainWindow(session, start_pane="Account")
+    qtbot.addWidget(window)
+    window.resize(1400, 860)
+    window.show()
+    window.jobs_dock.show()
+    return window
+
+
+async def card_for(panel: JobsPanel, key: str, state: str | None = None, timeout: float = 60) -> JobCard:
+    def found() -> JobCard | None:
+        card = panel.card(key)
+        return card if card is not None and (state is None or card.view.state == state) else None
+
+    card: JobCard = await until(found, timeout=timeout)
+    return card
+
+
+def episode_body(podcast_id: str, prompt: str) -> dict[str, Any]:
+    return {
+        "podcast_id": podcast_id,
+        "prompt": prompt,
+        "options": {"episode_length_minutes": 1},
+        "render": True,
+    }
+
+
+@pytest.mark.asyncio
+async def test_a_generation_card_runs_to_its_end_and_offers_the_next_steps(
+    qtbot: QtBot, session: Session, background: Background, shot: Any, tmp_path: Path
+) -> None:
+    window = open_window(qtbot, session)
+    panel = window.jobs_panel
+    assert panel.summary.text() == "No jobs" and panel.empty_label.isVisible()
+    podcast = await new_podcast(session, unique("Card podcast"))
+    entry = background.outbox.submit(
+        "episode_generate", episode_body(podcast.id, unique("How harbour pilots bring ships in safely"))
+    )
+    sent = await until(lambda: (e := background.outbox.get(entry.id)) is not None and e.state == "sent" and e)
+    key = f"job:episode:{sent.resource_id}"
+    card = await card_for(panel, key)
+    assert card.view.kind == "episode" and "harbour pilots" in card.view.title.lower()
+    assert panel.card(f"entry:{entry.id}") is None  # the write's card became the job's card
+    if card.view.state == "running":
+        assert card.progress.isVisible() and "Generating" in card.status_label.text()
+        assert card.elapsed_label.text().endswith("s")
+        shot(window, "jobs-dock-running")
+    card = await card_for(panel, key, "completed", timeout=120)
+    assert card.status_label.text() == "Finished: the episode is ready"
+    assert {"open", "play", "download", "dismiss"} <= set(card.buttons)
+    assert not card.progress.isVisible() and card.elapsed_label.text().startswith("took ")
+    assert window.notifier.history[-1].title == "Episode finished"
+    assert "running" not in panel.summary.text() and "1 ended" in panel.summary.text()
+    await quiet()
+    shot(window.jobs_dock, "jobs-dock-finished")
+
+    # Open: the Episodes pane with the episode selected (read from the service: it is not in the first page)
+    card.buttons["open"].click()
+    pane = window.current_pane()
+    assert type(pane).__name__ == "EpisodesPane"
+    await until(lambda: pane.current is not None and str(pane.current.id) == sent.resource_id)
+
+    # Download: the audio is saved where the user says, through the credential-free client
+    card.buttons["download"].click()
+    dialog = panel.save_dialog
+    assert isinstance(dialog, QFileDialog) and dialog.isVisible()
+    assert dialog.selectedFiles()[0].endswith(".mp3")
+    target = tmp_path / "episode.mp3"
+    dialog.fileSelected.emit(str(target))
+    dialog.close()
+    await until(lambda: "Saved" in panel.banner.text)
+    assert target.stat().st_size > 0
+
+    # Clear finished removes the card and forgets the job
+    panel.clear_button.click()
+    assert panel.card(key) is None and panel.summary.text() == "No jobs"
+    assert background.jobs.job("episode", sent.resource_id) is None
+    await quiet()
+
+
+@pytest.mark.asyncio
+async def test_a_failed_media_card_copies_its_error_and_retries_with_a_new_key(
+    qtbot: QtBot, session: Session, background: Background
+) -> None:
+    window = open_window(qtbot, session)
+    panel = window.jobs_panel
+    keys: dict[str, str] = {}
+    background.outbox.entryChanged.connect(lambda e: keys.setdefault(e.id, e.idempotency_key))
+    background.outbox.submit(
+        "media_create", {"prompt": f"{FAIL} {unique('A video that fails')}"}, collection="videos"
+    )
+    entry_id = next(iter(keys))
+    sent = await until(lambda: (e := background.outbox.get(entry_id)) is not None and e.state == "sent" and e)
+    key = f"job:video:{sent.resource_id}"
+    card = await card_for(panel, key, "failed", timeout=120)
+    assert card.view.request_id and "Request ID" in card.detail_label.text()
+    assert {"retry", "copy_error", "open", "dismiss"} <= set(card.buttons)
+    assert window.notifier.history[-1].title == "Video failed"
+
+    card.buttons["copy_error"].click()
+    copied = QGuiApplication.clipboard().text()
+    assert card.view.detail and card.view.detail in copied and card.view.request_id in copied
+
+    card.buttons["retry"].click()  # asks first: a new attempt holds credits again
+    box = await until(lambda: panel.findChild(QMessageBox, "confirm"))
+    next(b for b in box.buttons() if b.text() == "Retry").click()
+    await until(lambda: len(keys) == 2)
+    retry_id = next(k for k in keys if k != entry_id)
+    assert keys[retry_id] != keys[entry_id]  # a retry is a new attempt: a new key
+    retried = await until(
+        lambda: (e := background.outbox.get(retry_id)) is not None and e.state == "sent" and e
+    )
+    assert retried.resource_id == sent.resource_id and retried.kind == "media_retry"
+    # the same card follows the new attempt (the sandbox fails it again: the phrase is in the prompt)
+    card = await card_for(panel, key, "failed", timeout=120)
+    job = background.jobs.job("video", sent.resource_id)
+    assert job is not None and job.extra.get("retry") is True
+    await quiet()
+
+
+@pytest.mark.asyncio
+async def test_a_refused_write_shows_why_and_is_not_sent_again(
+    qtbot: QtBot, session: Session, background: Background, shot: Any
+) -> None:
+    window = open_window(qtbot, session)
+    panel = window.jobs_panel
+    missing_podcast = str(uuid.uuid4())
+    entry = background.outbox.submit(
+        "episode_generate", episode_body(missing_podcast, unique("An orphan episode"))
+    )
+    card = await card_for(panel, f"entry:{entry.id}", "rejected")
+    assert "not sent again" in card.status_label.text()
+    assert card.view.request_id and "Request ID" in card.detail_label.text()
+    assert (
+        "again (a new request with a new key)" in card.detail_label.text()
+        or "Check" in card.detail_label.text()
+    )
+    assert window.notifier.history[-1].title == "Not started"
+    stored = background.outbox.get(entry.id)
+    assert stored is not None and stored.attempts == 1
+    await quiet()
+    shot(window.jobs_dock, "jobs-dock-refused")
+    background.outbox.flush()  # a flush sends only unanswered entries
+    await quiet()
+    assert background.outbox.get(entry.id).attempts == 1  # type: ignore[union-attr]
+    card.buttons["dismiss"].click()
+    await until(lambda: panel.card(f"entry:{entry.id}") is None)
+    assert background.outbox.get(entry.id) is None
+    await quiet()
+
+
+@pytest.mark.asyncio
+async def test_unanswered_write_waits_on_its_card_and_is_created_once_after_a_restart(
+    qtbot: QtBot, sandbox: RunningSandbox, cache: Cache, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "background"
+    first = await open_session(sandbox.base_url, cache)
+    background = Background(first, data)
+    background.start()
+    window = open_window(qtbot, first)
+    podcast = await new_podcast(first, unique("Restart podcast"))
+    # the network is gone as the user starts a generation: the request is kept with its key
+    broken = Client(f"http://127.0.0.1:{closed_port()}", DEMO_KEY, timeout=5.0, max_retries=0)
+    working = first.client
+    monkeypatch.setattr(first, "_client", broken)
+    sent = await background.outbox.send(
+        "episode_generate", episode_body(podcast.id, unique("Kept across a restart"))
+    )
+    assert sent.accepted is None and sent.entry.state == "pending"
+    card = await card_for(window.jobs_panel, f"entry:{sent.entry.id}", "waiting")
+    assert "same idempotency key" in card.detail_label.text() and "send_now" in card.buttons
+    assert first.state is ConnectionState.OFFLINE
+    # the app quits before the network returns
+    await settle()
+    await background.close()
+    window.hide()  # (closing the last window would stop the test loop)
+    monkeypatch.setattr(first, "_client", working)
+    await broken.aclose()
+    await first.close()
+
+    # the next start: the kept request goes out with its key and its job is followed to the end
+    second = await open_session(sandbox.base_url, cache)
+    again = Background(second, data)
+    try:
+        window = open_window(qtbot, second)
+        assert (
+            window.jobs_panel.card(f"entry:{sent.entry.id}") is not None or window.jobs_panel.pending_builds()
+        )
+        again.start()
+        done = await until(
+            lambda: (e := again.outbox.get(sent.entry.id)) is not None and e.state == "sent" and e, timeout=30
+        )
+        assert done.idempotency_key == sent.entry.idempotency_key and done.attempts == 2
+        card = await card_for(window.jobs_panel, f"job:episode:{done.resource_id}", "completed", timeout=120)
+        assert "Sent 2 times with one idempotency key" in card.detail_label.text()
+        episodes = [e.id async for e in second.client.episodes.list(podcast_id=podcast.id, limit=100)]
+        assert episodes == [done.resource_id]  # created exactly once
+        await quiet()
+    finally:
+        await settle()
+        await again.close()
+        await second.close()
+
+
+@pytest.mark.asyncio
+async def test_a_job_past_its_deadline_is_still_running_and_can_be_checked_again(
+    qtbot: QtBot, session: Session, background: Background
+) -> None:
+    window = open_window(qtbot, session)
+    background.jobs.deadline = 0.3
+    podcast = await new_podcast(session, unique("Deadline podcast"))
+    accepted = await session.client.episodes.generate(
+        **episode_body(podcast.id, unique("A slow one to follow"))
+    )
+    episode_id = str(accepted.data.id)
+    background.jobs.track("episode", episode_id, title="Slow episode", first_poll_after=5)
+    card = await card_for(window.jobs_panel, f"job:episode:{episode_id}", "still_running")
+    assert card.status_label.text() == "Still running on the service"
+    assert "still running on the service; check again" in card.detail_label.text()
+    assert "cancel" not in card.detail_label.text().lower()
+    background.jobs.deadline = 600
+    card.buttons["check_again"].click()
+    await card_for(window.jobs_panel, f"job:episode:{episode_id}", "completed", timeout=120)
+    await quiet()
