@@ -2,8 +2,9 @@
 pages, YouTube videos and texts, delete unused sources.
 
 Sources are processed asynchronously: while the pane is shown, rows that are ``processing`` are read
-again every few seconds until they complete or fail. A drop area waits for file uploads (they come
-with the uploads work; dropping files explains that for now).
+again every few seconds until they complete or fail. Files and folders dropped on the drop area (or
+chosen with "Add files…") go into the session's upload queue, shown under the list while it has
+rows; uploaded files appear in the list and update as the service processes them.
 """
 
 from __future__ import annotations
@@ -24,18 +25,33 @@ from PySide6.QtGui import (
     QShortcut,
     QShowEvent,
 )
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QHeaderView, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QWidget,
+)
 
 from castdeck.api import CastdeckError, NotFoundError
 from castdeck.api.models import Source
+from castdeck.services.background import Background
 from castdeck.services.listing import ListFeed, list_key
 from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
+from castdeck.services.uploads import UploadQueue
+from castdeck.store.jobs import Job
+from castdeck.store.uploads import UploadItem
 
 from ..dialogs.source_dialog import SourceDialog
 from ..pane import ResourcePane, link_label
 from ..resource_model import Column, format_time
-from ..widgets import ask
+from ..upload_queue import UploadQueueView
+from ..widgets import alive, ask
 from .hosts import plain_value
 
 __all__ = ["SourceDropArea", "SourcesPane", "metadata_summary", "source_columns"]
@@ -175,7 +191,37 @@ class SourcesPane(ResourcePane):
         self._poller: asyncio.Task[None] | None = None
         self.drop_area = SourceDropArea(self)
         self.drop_area.filesDropped.connect(self._files_dropped)
-        self.extra_top.addWidget(self.drop_area)
+        drop_row = QHBoxLayout()
+        drop_row.addWidget(self.drop_area, 1)
+        self.prepare_visuals = QCheckBox("Prepare visuals (for voiceovers)", self)
+        self.prepare_visuals.setAccessibleName("Prepare visuals for voiceovers")
+        self.prepare_visuals.setToolTip(
+            "Upload the next files dropped or added as Voiceover visuals. Only PDF, PowerPoint (.pptx), "
+            "PNG, JPEG and WebP files are accepted then."
+        )
+        drop_row.addWidget(self.prepare_visuals)
+        self.add_files_button = QPushButton("Add files…", self)
+        self.add_files_button.setAccessibleName("Add files to upload")
+        self.add_files_button.setToolTip("Choose files to upload as sources (Ctrl+O)")
+        self.add_files_button.clicked.connect(self.add_files)
+        drop_row.addWidget(self.add_files_button)
+        self.extra_top.addLayout(drop_row)
+        add_shortcut = QShortcut(
+            QKeySequence.StandardKey.Open, self, context=Qt.ShortcutContext.WidgetWithChildrenShortcut
+        )
+        add_shortcut.activated.connect(self.add_files)
+        self.file_dialog: QFileDialog | None = None
+        self.queue_view: UploadQueueView | None = None
+        self._queue_shown = False
+        # the list and its details above, the upload queue below (shown while it has rows)
+        self.queue_splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.queue_splitter.setChildrenCollapsible(False)
+        layout = self.layout()
+        assert layout is not None
+        layout.replaceWidget(self.splitter, self.queue_splitter)
+        self.queue_splitter.addWidget(self.splitter)
+        self.queue_splitter.setStretchFactor(0, 3)
+        self._attach_queue()
         self.delete_button = QPushButton("Delete…", self)
         self.delete_button.setAccessibleName("Delete source")
         self.delete_button.setToolTip("Delete this source, when no episode or media uses it (Delete)")
@@ -279,16 +325,118 @@ class SourcesPane(ResourcePane):
         self.item_removed(str(source.id))
         self.banner.show_message(f"Deleted the source “{name}”.", kind="info")
 
-    # --- drops (file uploads come with the uploads work) ---------------------------------------------------
+    # --- uploads -------------------------------------------------------------------------------------------
+
+    def _attach_queue(self) -> UploadQueue | None:
+        """The session's upload queue, with its view placed under the list (None when there is none)."""
+        background = Background.of(self.session)
+        if background is None:
+            return None
+        queue = background.uploads
+        if self.queue_view is not None and self.queue_view.queue is queue:
+            return queue
+        if self.queue_view is not None:
+            self.queue_view.hide()
+            self.queue_view.deleteLater()
+        view = UploadQueueView(queue, background.jobs, self.queue_splitter)
+        self.queue_splitter.addWidget(view)
+        self.queue_splitter.setStretchFactor(1, 2)
+        self.queue_view = view
+        self._queue_shown = False
+        view.setVisible(False)
+        view.rowsPresent.connect(self._show_queue)
+        self._show_queue(view.model.rowCount() > 0)
+        queue.sourceUploaded.connect(self._source_uploaded)
+        background.jobs.jobFinished.connect(self._source_job_finished)
+        return queue
+
+    def _show_queue(self, present: bool) -> None:
+        view = self.queue_view
+        if view is None or present == self._queue_shown:
+            return
+        self._queue_shown = present
+        view.setVisible(present)
+        if present:
+            total = sum(self.queue_splitter.sizes()) or self.queue_splitter.height()
+            self.queue_splitter.setSizes([max(total - 230, total * 3 // 5), min(230, total * 2 // 5)])
 
     def _files_dropped(self, paths: list[Path]) -> None:
-        count = len(paths)
-        what = f"“{paths[0].name}” was" if count == 1 else f"{count} items were"
-        self.banner.show_message(
-            f"Uploading files is not available in this version yet, so {what} not uploaded. "
-            "Add web pages, YouTube videos or text with “New source” meanwhile.",
-            kind="warning",
+        self.queue_files(paths)
+
+    def queue_files(self, paths: list[Path]) -> None:
+        """Put files and folders into the upload queue (checked and expanded off the UI thread)."""
+        queue = self._attach_queue()
+        if queue is None:
+            count = len(paths)
+            what = f"“{paths[0].name}” was" if count == 1 else f"{count} items were"
+            self.banner.show_message(
+                f"Uploading files is not available in this version: the upload queue is not running, so "
+                f"{what} not uploaded. Add web pages, YouTube videos or text with “New source” meanwhile.",
+                kind="warning",
+            )
+            return
+        visuals = self.prepare_visuals.isChecked()
+        self.run(self._queue_files(queue, paths, visuals), "Could not queue the files")
+
+    async def _queue_files(self, queue: UploadQueue, paths: list[Path], visuals: bool) -> None:
+        items = await queue.add_paths(paths, prepare_visuals=visuals)
+        if not items:
+            self.banner.show_message(
+                "Nothing was queued: no files were found in what was dropped (hidden files and "
+                "empty folders are skipped).",
+                kind="warning",
+            )
+            return
+        refused = [item for item in items if item.state == "refused"]
+        if refused:
+            which = f"“{refused[0].name}” was" if len(refused) == 1 else f"{len(refused)} files were"
+            kind = "voiceover visuals" if visuals else "sources"
+            self.banner.show_message(
+                f"{which} refused and not sent ({len(items) - len(refused)} of {len(items)} queued as "
+                f"{kind}). The Uploads list says why for each file.",
+                kind="warning",
+            )
+
+    def add_files(self) -> None:
+        """Ctrl+O: choose files in a (non-blocking) file dialog; they go into the queue like a drop."""
+        old = self.file_dialog
+        if old is not None and alive(old):
+            if old.isVisible():
+                old.raise_()
+                return
+            old.deleteLater()
+        dialog = QFileDialog(self, "Add files to upload")
+        dialog.setObjectName("addFilesDialog")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptOpen)
+        dialog.filesSelected.connect(lambda files: self.queue_files([Path(f) for f in files]))
+        self.file_dialog = dialog
+        dialog.open()
+
+    def _source_uploaded(self, item: UploadItem, source: Source) -> None:
+        if not isinstance(source, Source):
+            return
+        self.item_changed(source, select=False)
+        self._update_status()  # the count under the list includes the new row
+        self.ensure_polling()
+
+    def _source_job_finished(self, job: Job) -> None:
+        if job.kind != "source":
+            return
+        ours = self.model.row_of(job.resource_id) >= 0 or any(
+            item.source_id == job.resource_id
+            for item in (self.queue_view.model.items() if self.queue_view else [])
         )
+        if ours:
+            self.run(self._reread(job.resource_id), "Could not read the uploaded source")
+
+    async def _reread(self, source_id: str) -> None:
+        try:
+            fresh = await self._read(source_id)
+        except NotFoundError:
+            self.item_removed(source_id)
+            return
+        self.item_changed(fresh, select=False)
 
     # --- polling rows that are processing ------------------------------------------------------------------
 

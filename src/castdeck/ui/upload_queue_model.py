@@ -1,0 +1,264 @@
+"""The upload queue's item model: one row per queued file (state, progress, speed, time left).
+
+``UploadQueueModel`` mirrors :class:`UploadQueue` row by row (an added item inserts one row, a
+change repaints one row, a removal removes one row; never a reset per progress tick). When given
+the job tracker, rows of uploaded files also say whether the service finished processing them.
+"""
+
+from __future__ import annotations
+
+import bisect
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor
+
+from castdeck.services.uploads import UploadQueue
+from castdeck.store.uploads import UploadItem
+
+__all__ = [
+    "COLUMNS",
+    "ETA",
+    "FILE",
+    "ITEM_ROLE",
+    "NO_BAR",
+    "PROGRESS",
+    "PROGRESS_ROLE",
+    "SIZE",
+    "SPEED",
+    "STATE",
+    "UploadQueueModel",
+    "format_bytes",
+    "format_eta",
+    "format_speed",
+    "state_text",
+]
+
+ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
+PROGRESS_ROLE = Qt.ItemDataRole.UserRole + 2
+"""Percent 0..100 for the progress bar, or -1 where no bar is drawn."""
+
+COLUMNS = ("File", "Size", "State", "Progress", "Speed", "Time left")
+FILE, SIZE, STATE, PROGRESS, SPEED, ETA = range(len(COLUMNS))
+
+STATE_LABELS = {
+    "queued": "Waiting",
+    "uploading": "Uploading",
+    "completing": "Finishing upload…",
+    "paused": "Paused",
+    "done": "Uploaded",
+    "failed": "Failed",
+    "refused": "Refused",
+    "cancelled": "Cancelled",
+}
+PROBLEM_COLOR = QColor("#c62828")
+NO_BAR = frozenset({"refused", "cancelled"})
+
+
+def format_bytes(size: float) -> str:
+    """``1234`` → ``1.2 KB``; decimal units as file managers show them."""
+    if size < 1000:
+        return f"{int(size)} byte{'s' if int(size) != 1 else ''}"
+    for unit in ("KB", "MB", "GB"):
+        size /= 1000
+        if size < 1000 or unit == "GB":
+            return f"{size:.1f} {unit}" if size < 100 else f"{size:.0f} {unit}"
+    return f"{size:.0f} GB"  # pragma: no cover
+
+
+def format_speed(speed: float | None) -> str:
+    return f"{format_bytes(speed)}/s" if speed else ""
+
+
+def format_eta(seconds: float | None) -> str:
+    """``about 20 s``, ``about 3 min``, ``about 1 h 5 min``; empty when unknown."""
+    if seconds is None or seconds < 0:
+        return ""
+    total = max(1, round(seconds))
+    if total < 60:
+        return f"about {total} s"
+    minutes = round(total / 60)
+    if minutes < 60:
+        return f"about {minutes} min"
+    hours, rest = divmod(minutes, 60)
+    return f"about {hours} h" + (f" {rest} min" if rest else "")
+
+
+def state_text(item: UploadItem, processing: tuple[str, str | None] | None = None) -> str:
+    """What the state column says; refused and failed rows carry their reason."""
+    label = STATE_LABELS.get(item.state, item.state.capitalize())
+    if item.state in ("refused", "failed") and item.error:
+        return f"{label}: {item.error}"
+    if item.state == "done" and processing is not None:
+        state, error = processing
+        if state == "completed":
+            return "Uploaded · ready"
+        if state == "failed":
+            return "Uploaded · processing failed" + (f": {error}" if error else "")
+        return "Uploaded · processing…"
+    return label
+
+
+class UploadQueueModel(QAbstractTableModel):
+    """The queue's items in queue order; updated one row at a time from the queue's signals."""
+
+    def __init__(self, queue: UploadQueue, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.queue = queue
+        self._items: list[UploadItem] = list(queue.items())
+        self._rows: dict[str, int] = {}
+        self._processing: dict[str, tuple[str, str | None]] = {}  # source id -> (job state, error)
+        self._reindex()
+        queue.itemAdded.connect(self._added)
+        queue.itemChanged.connect(self._changed)
+        queue.itemRemoved.connect(self._removed)
+
+    # --- Qt model ------------------------------------------------------------------------------------------
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._items)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(COLUMNS):
+            if role == Qt.ItemDataRole.DisplayRole:
+                return COLUMNS[section]
+            if role == Qt.ItemDataRole.TextAlignmentRole and section in (SIZE, SPEED, ETA):
+                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._items):
+            return None
+        item = self._items[index.row()]
+        column = index.column()
+        if role == ITEM_ROLE:
+            return item
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(item, column)
+        if role == PROGRESS_ROLE:
+            return self.percent(item) if column == PROGRESS else None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(item, column)
+        if role == Qt.ItemDataRole.ForegroundRole and column == STATE and self._is_problem(item):
+            return QBrush(PROBLEM_COLOR)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (SIZE, SPEED, ETA):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.AccessibleTextRole and column == PROGRESS:
+            return self._display(item, column)
+        return None
+
+    # --- contents ------------------------------------------------------------------------------------------
+
+    def item(self, row: int) -> UploadItem:
+        return self._items[row]
+
+    def items(self) -> list[UploadItem]:
+        return list(self._items)
+
+    def row_of(self, item_id: str) -> int:
+        return self._rows.get(item_id, -1)
+
+    def processing_state(self, item: UploadItem) -> tuple[str, str | None] | None:
+        return self._processing.get(item.source_id) if item.source_id else None
+
+    def percent(self, item: UploadItem) -> int:
+        if item.state in NO_BAR:
+            return -1
+        if item.state == "done":
+            return 100
+        transfer = self.queue.transfer(item.id)
+        total = transfer.total or item.size
+        if total <= 0:
+            return 0
+        return max(0, min(100, int(transfer.sent * 100 / total)))
+
+    def _is_problem(self, item: UploadItem) -> bool:
+        if item.state in ("refused", "failed"):
+            return True
+        processing = self.processing_state(item)
+        return item.state == "done" and processing is not None and processing[0] == "failed"
+
+    def _display(self, item: UploadItem, column: int) -> str:
+        if column == FILE:
+            return item.name
+        if column == SIZE:
+            return "" if item.state == "refused" and not item.size else format_bytes(item.size)
+        if column == STATE:
+            return state_text(item, self.processing_state(item))
+        if column == PROGRESS:
+            percent = self.percent(item)
+            return "" if percent < 0 else f"{percent} %"
+        if item.state != "uploading":
+            return ""
+        transfer = self.queue.transfer(item.id)
+        if column == SPEED:
+            return format_speed(transfer.speed)
+        if column == ETA:
+            return format_eta(transfer.eta)
+        return ""
+
+    def _tooltip(self, item: UploadItem, column: int) -> str:
+        if column == FILE:
+            return item.path + ("\nUploaded as a Voiceover visual" if item.prepare_visuals else "")
+        if column in (STATE, PROGRESS):
+            text = state_text(item, self.processing_state(item))
+            if item.state == "refused":
+                text += "\nThe file was not sent. Fix it and choose Retry, or remove it with Clear finished."
+            elif item.state == "failed":
+                text += "\nChoose Retry to send it again."
+            if item.request_id:
+                text += f"\nRequest ID: {item.request_id}"
+            return text
+        return ""
+
+    # --- following the queue -------------------------------------------------------------------------------
+
+    def _reindex(self) -> None:
+        self._rows = {item.id: row for row, item in enumerate(self._items)}
+
+    def _added(self, item: UploadItem) -> None:
+        if item.id in self._rows:
+            self._changed(item)
+            return
+        positions = [i.position for i in self._items]
+        row = bisect.bisect_right(positions, item.position)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self._items.insert(row, item)
+        self._reindex()
+        self.endInsertRows()
+
+    def _changed(self, item: UploadItem) -> None:
+        row = self._rows.get(item.id, -1)
+        if row < 0:
+            self._added(item)
+            return
+        self._items[row] = item
+        self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+
+    def _removed(self, item_id: str) -> None:
+        row = self._rows.get(item_id, -1)
+        if row < 0:
+            return
+        self.beginRemoveRows(QModelIndex(), row, row)
+        del self._items[row]
+        self._reindex()
+        self.endRemoveRows()
+
+    def set_processing(self, source_id: str, state: str, error: str | None = None) -> None:
+        """The job tracker's word on an uploaded file's source (running, completed, failed)."""
+        self._processing[source_id] = (state, error)
+        for row, item in enumerate(self._items):
+            if item.source_id == source_id:
+                self.dataChanged.emit(self.index(row, STATE), self.index(row, PROGRESS))

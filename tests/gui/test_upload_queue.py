@@ -1,0 +1,386 @@
+"""Dropping real files on the Sources pane and on the Voiceover dialog's visuals: the upload queue view,
+its controls, and the sources the service ends up with (against the real sandbox)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl
+from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QImage
+from PySide6.QtWidgets import QApplication, QWidget
+from pytestqt.qtbot import QtBot
+
+from castdeck.services.background import Background
+from castdeck.services.session import Session
+from castdeck.store.uploads import UploadItem
+from castdeck.ui.dialogs.media_dialog import MediaCreateDialog
+from castdeck.ui.panes.media import VoiceoversPane
+from castdeck.ui.panes.sources import SourcesPane
+from castdeck.ui.upload_queue import (
+    CONCURRENCY_KEY,
+    PROGRESS,
+    PROGRESS_ROLE,
+    SPEED,
+    STATE,
+    UploadQueueView,
+    format_bytes,
+    format_eta,
+)
+from tests.gui.conftest import quiet, shown_pane, until
+
+# --- fixtures and helpers -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fast(background: Background) -> Background:
+    """The session's background work, reading uploaded sources again soon (the sandbox runs fast)."""
+    background.jobs.default_interval = 0.3
+    return background
+
+
+def png(path: Path, color: str = "#2e7d32") -> Path:
+    image = QImage(64, 48, QImage.Format.Format_RGB32)
+    image.fill(QColor(color))
+    assert image.save(str(path), "PNG")
+    return path
+
+
+def pdf(path: Path, size: int = 0) -> Path:
+    """A one-page PDF; ``size`` pads it (sparsely) to that many bytes."""
+    body = b"%PDF-1.4\n1 0 obj << /Type /Page >> endobj\nBT (Tidal array channel layout) Tj ET\n%%EOF\n"
+    path.write_bytes(body)
+    if size > len(body):
+        with path.open("r+b") as handle:
+            handle.truncate(size)
+    return path
+
+
+def folder_to_drop(root: Path) -> tuple[Path, dict[str, str]]:
+    """A folder with good files, a refused one and hidden entries; returns it and {name: kind}."""
+    folder = root / "Research"
+    (folder / "more").mkdir(parents=True)
+    (folder / "tide-notes.txt").write_text("Tides rise twice a day along the estuary.\n", encoding="utf-8")
+    (folder / "more" / "kelp.md").write_text("# Kelp\n\nKelp forests grow fast.\n", encoding="utf-8")
+    png(folder / "array-photo.png")
+    (folder / "empty.txt").write_bytes(b"")  # refused: the file is empty
+    (folder / ".hidden-draft.txt").write_text("not for upload", encoding="utf-8")
+    (folder / ".cache").mkdir()
+    (folder / ".cache" / "skip.txt").write_text("never uploaded", encoding="utf-8")
+    return folder, {
+        "tide-notes.txt": "good",
+        "kelp.md": "good",
+        "array-photo.png": "good",
+        "empty.txt": "refused",
+    }
+
+
+def drop_on(widget: QWidget, paths: list[Path], *, direct: Any = None) -> None:
+    """A real drag enter and drop with file URLs (QMimeData), as a file manager sends them.
+
+    A drop without a drag in progress never reaches a widget through the event system, so the drop
+    event goes to ``direct`` (the widget's handler) as the pane test does."""
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    args = (Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    enter = QDragEnterEvent(QPoint(10, 10), *args)
+    QApplication.sendEvent(widget, enter)
+    assert enter.isAccepted()
+    event = QDropEvent(QPointF(10, 10), *args)
+    (direct or widget.dropEvent)(event)
+    assert event.isAccepted()
+
+
+async def open_sources(qtbot: QtBot, session: Session) -> SourcesPane:
+    pane = SourcesPane(session)
+    pane.poll_interval = 0.3
+    return await shown_pane(qtbot, pane)
+
+
+def queue_view(pane: SourcesPane) -> UploadQueueView:
+    assert pane.queue_view is not None
+    return pane.queue_view
+
+
+def by_name(view: UploadQueueView) -> dict[str, UploadItem]:
+    return {item.name: item for item in view.model.items()}
+
+
+def cell(
+    view: UploadQueueView, item: UploadItem, column: int, role: int = Qt.ItemDataRole.DisplayRole
+) -> Any:
+    return view.model.index(view.model.row_of(item.id), column).data(role)
+
+
+async def shown_later() -> None:
+    """Layouts and the coalesced totals line settle a few loop turns after a change."""
+    await asyncio.sleep(0.3)
+
+
+# --- the Sources pane -------------------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_dropping_a_folder_uploads_the_good_files_and_refuses_the_rest(
+    qtbot: QtBot, session: Session, fast: Background, tmp_path: Path, shot, qtmodeltester
+) -> None:
+    pane = await open_sources(qtbot, session)
+    view = queue_view(pane)
+    assert not view.isVisible()  # nothing queued yet
+    folder, expected = folder_to_drop(tmp_path)
+    single = png(tmp_path / "harbour-map.png", "#1565c0")
+    expected["harbour-map.png"] = "good"
+
+    drop_on(pane.drop_area, [folder, single], direct=pane.drop_area.dropEvent)
+    await until(lambda: len(view.model.items()) == len(expected))
+    qtmodeltester.check(view.model)
+    assert view.isVisible()
+    assert set(by_name(view)) == set(expected)  # hidden files and hidden folders were skipped
+    refused = by_name(view)["empty.txt"]
+    assert refused.state == "refused"
+    assert cell(view, refused, STATE) == f"Refused: {refused.error}" and "empty" in (refused.error or "")
+    assert "not sent" in cell(view, refused, STATE, Qt.ItemDataRole.ToolTipRole)
+    assert cell(view, refused, PROGRESS, PROGRESS_ROLE) == -1  # no bar for a refused file
+    assert "was refused" in pane.banner.text and "empty.txt" in pane.banner.text
+
+    good = [name for name, kind in expected.items() if kind == "good"]
+    await until(lambda: all(by_name(view)[n].state == "done" for n in good))
+    done = [by_name(view)[n] for n in good]
+    assert all(cell(view, i, PROGRESS, PROGRESS_ROLE) == 100 for i in done)
+    # every uploaded file is a source in the list, and the list follows its processing to the end
+    ids = [str(i.source_id) for i in done]
+    await until(lambda: all(pane.model.row_of(s) >= 0 for s in ids))
+    await until(
+        lambda: all(pane.model.item(pane.model.row_of(s)).status == "completed" for s in ids), timeout=60
+    )
+    await until(lambda: all(cell(view, i, STATE) == "Uploaded · ready" for i in done), timeout=60)
+    total = sum(i.size for i in done)
+    await until(lambda: view.totals.text().startswith(f"4 of 4 files · {format_bytes(total)} of"))
+    assert "1 refused" in view.totals.text()
+    qtmodeltester.check(view.model)
+    for source_id in ids:  # the service has each file once
+        assert (await session.client.sources.get(source_id)).status == "completed"
+
+    await quiet()
+    await shown_later()
+    shot(pane, "upload-queue-sources-finished")
+    shot(view, "upload-queue-finished")
+
+    # the context menu offers the same actions as the buttons, for the row under the pointer
+    row_rect = view.table.visualRect(view.model.index(view.model.row_of(refused.id), 0))
+    menu = view.build_menu(row_rect.center())  # what a right click pops up (offscreen cannot pop up)
+    assert [i.id for i in view.selected_items()] == [refused.id]
+    texts = [a.text() for a in menu.actions() if not a.isSeparator()]
+    assert texts == ["Pause", "Resume", "Cancel", "Retry", "Pause all", "Resume all", "Cancel all",
+                     "Retry failed", "Clear finished"]  # fmt: skip
+    assert view.actions_by_name["retry"].isEnabled() and not view.actions_by_name["pause"].isEnabled()
+
+    # clearing finished rows empties the queue and hides it
+    view.buttons["clear"].click()
+    await until(lambda: view.model.rowCount() == 0)
+    await until(lambda: not view.isVisible())
+    await quiet()
+
+
+@pytest.mark.asyncio
+async def test_pause_resume_cancel_and_retry_from_the_buttons(
+    qtbot: QtBot, session: Session, fast: Background, tmp_path: Path, shot, qtmodeltester
+) -> None:
+    pane = await open_sources(qtbot, session)
+    view = queue_view(pane)
+    view.concurrency.setValue(1)  # one at a time: the rest wait their turn
+    assert fast.uploads.concurrency == 1
+    assert int(QSettings().value(CONCURRENCY_KEY)) == 1  # type: ignore[call-overload]
+    size = 60 * 1024 * 1024
+    files = [pdf(tmp_path / f"deck-{n}.pdf", size) for n in range(1, 5)]
+    refused = tmp_path / "clip.mp4"
+    refused.write_bytes(b"\x00\x00\x00\x18ftypmp42" + b"\x00" * 64)
+    drop_on(pane.drop_area, [*files, refused], direct=pane.drop_area.dropEvent)
+    await until(lambda: len(view.model.items()) == 5)
+    items = view.model.items()
+    third, fourth = items[2:4]
+
+    # pause the last one and cancel the third while the first is being sent
+    view.select_ids([fourth.id])
+    assert view.buttons["pause"].isEnabled() and not view.buttons["resume"].isEnabled()
+    view.buttons["pause"].click()
+    view.select_ids([third.id])
+    view.buttons["cancel"].click()
+    await until(lambda: by_name(view)["deck-4.pdf"].state == "paused")
+    await until(lambda: by_name(view)["deck-3.pdf"].state == "cancelled")
+    assert cell(view, by_name(view)["deck-4.pdf"], STATE) == "Paused"
+    assert cell(view, by_name(view)["deck-3.pdf"], PROGRESS, PROGRESS_ROLE) == -1
+
+    # mid-upload: a bar part way, a speed, a time left, and the totals line
+    def midway() -> bool:
+        item = by_name(view)["deck-1.pdf"]
+        speed = fast.uploads.transfer(item.id).speed
+        return (
+            item.state == "uploading" and 0 < cell(view, item, PROGRESS, PROGRESS_ROLE) < 90 and bool(speed)
+        )
+
+    await until(midway, interval=0.005)
+    view.update_summary()
+    shot(view, "upload-queue-mid-upload")
+    assert " of 3 files · " in view.totals.text() and "/s · about " in view.totals.text()
+    assert cell(view, by_name(view)["deck-1.pdf"], SPEED).endswith("/s")
+    assert "1 paused" in view.totals.text() and "1 refused" in view.totals.text()
+    qtmodeltester.check(view.model)
+
+    # retry the cancelled one (checked again, queued again) and resume the paused one
+    view.select_ids([third.id])
+    assert view.buttons["retry"].isEnabled()
+    view.buttons["retry"].click()
+    await until(lambda: by_name(view)["deck-3.pdf"].state in ("queued", "uploading", "completing", "done"))
+    view.select_ids([fourth.id])
+    view.buttons["resume"].click()
+    names = ["deck-1.pdf", "deck-2.pdf", "deck-3.pdf", "deck-4.pdf"]
+    await until(lambda: all(by_name(view)[n].state == "done" for n in names), timeout=120)
+    assert by_name(view)["clip.mp4"].state == "refused"
+    assert "video" in (by_name(view)["clip.mp4"].error or "").lower()
+    sources = {by_name(view)[n].source_id for n in names}
+    assert len(sources) == 4 and None not in sources  # each file became exactly one source
+    await until(lambda: all(pane.model.row_of(str(s)) >= 0 for s in sources))
+    await until(lambda: not view.buttons["pause_all"].isEnabled() and view.buttons["clear"].isEnabled())
+    await quiet(timeout=60)
+
+
+@pytest.mark.asyncio
+async def test_pause_all_resume_all_and_the_keyboard(
+    qtbot: QtBot, session: Session, fast: Background, tmp_path: Path
+) -> None:
+    pane = await open_sources(qtbot, session)
+    view = queue_view(pane)
+    view.concurrency.setValue(1)
+    files = [pdf(tmp_path / f"board-{n}.pdf", 40 * 1024 * 1024) for n in range(1, 4)]
+    drop_on(pane.drop_area, files, direct=pane.drop_area.dropEvent)
+    await until(lambda: len(view.model.items()) == 3)
+    assert view.buttons["pause_all"].isEnabled()
+    view.buttons["pause_all"].click()
+    await until(lambda: all(i.state in ("paused", "done") for i in view.model.items()))
+    await until(view.buttons["resume_all"].isEnabled)
+    await until(lambda: " paused" in view.totals.text())
+    # the keyboard: Ctrl+Alt+R resumes all while the queue has the focus
+    pane.activateWindow()
+    await until(pane.isActiveWindow, timeout=5)
+    view.table.setFocus()
+    qtbot.keyClick(
+        view.table, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
+    )
+    await until(lambda: all(i.state == "done" for i in view.model.items()), timeout=120)
+    for name, action in view.actions_by_name.items():
+        assert not action.shortcut().isEmpty(), name
+        assert view.buttons[name].accessibleName(), name
+    assert view.concurrency.accessibleName() == "Uploads at a time"
+    await quiet(timeout=60)
+
+
+@pytest.mark.asyncio
+async def test_add_files_opens_a_file_dialog_that_queues(
+    qtbot: QtBot, session: Session, fast: Background, tmp_path: Path
+) -> None:
+    pane = await open_sources(qtbot, session)
+    notes = tmp_path / "estuary.txt"
+    notes.write_text("The estuary narrows at the harbour mouth.\n", encoding="utf-8")
+    pane.add_files_button.click()
+    dialog = pane.file_dialog
+    assert dialog is not None
+    await until(dialog.isVisible)
+    dialog.filesSelected.emit([str(notes)])  # what choosing the file and pressing Open sends
+    dialog.reject()
+    view = queue_view(pane)
+    await until(lambda: [i.name for i in view.model.items()] == ["estuary.txt"])
+    await until(lambda: view.model.items()[0].state == "done")
+    await until(lambda: pane.model.row_of(str(view.model.items()[0].source_id)) >= 0)
+    await quiet(timeout=60)
+
+
+@pytest.mark.asyncio
+async def test_prepare_visuals_applies_the_narrower_list(
+    qtbot: QtBot, session: Session, fast: Background, tmp_path: Path
+) -> None:
+    pane = await open_sources(qtbot, session)
+    view = queue_view(pane)
+    notes = tmp_path / "script-notes.txt"
+    notes.write_text("Not a visual.\n", encoding="utf-8")
+    slide = png(tmp_path / "slide-1.png")
+    pane.prepare_visuals.setChecked(True)
+    drop_on(pane.drop_area, [notes, slide], direct=pane.drop_area.dropEvent)
+    await until(lambda: len(view.model.items()) == 2)
+    rows = by_name(view)
+    assert rows["script-notes.txt"].state == "refused" and rows["slide-1.png"].prepare_visuals
+    assert "visual" in (rows["script-notes.txt"].error or "")
+    await until(lambda: by_name(view)["slide-1.png"].state == "done")
+    source = await session.client.sources.get(str(by_name(view)["slide-1.png"].source_id))
+    assert isinstance(source.metadata, dict) and source.metadata.get("prepare_visuals")
+    await quiet(timeout=60)
+
+
+def test_formats() -> None:
+    assert format_bytes(0) == "0 bytes" and format_bytes(1) == "1 byte"
+    assert format_bytes(45_000_000) == "45.0 MB" and format_bytes(120_000_000) == "120 MB"
+    assert format_eta(None) == "" and format_eta(20) == "about 20 s" and format_eta(185) == "about 3 min"
+    assert format_eta(3900) == "about 1 h 5 min"
+
+
+# --- the Voiceover dialog's visuals -----------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_visuals_dropped_on_the_voiceover_dialog_are_uploaded_and_ticked(
+    qtbot: QtBot, session: Session, fast: Background, tmp_path: Path, shot
+) -> None:
+    pane = VoiceoversPane(session)
+    qtbot.addWidget(pane)
+    pane.resize(1100, 700)
+    pane.show()
+    pane.activate()
+    pane.new_item()
+    dialog = await until(lambda: pane.dialog if pane.dialog is not None and pane.dialog.isVisible() else None)
+    assert isinstance(dialog, MediaCreateDialog)
+    await dialog.visuals.wait_loaded()
+    await dialog.host.wait_loaded()
+    drop = dialog.visual_drop
+    seeded = next(key for key, s in dialog.visuals.items.items() if s.title == "Tidal array diagram")
+    dialog.visuals.check(seeded)  # the user's own tick stays first
+
+    first = png(tmp_path / "channel-map.png", "#00838f")
+    second = pdf(tmp_path / "turbine-layout.pdf")
+    wrong = tmp_path / "narration.txt"
+    wrong.write_text("Not a visual.", encoding="utf-8")
+    viewport = dialog.visuals.list.viewport()
+    drop_on(viewport, [first, wrong, second], direct=lambda e: drop.eventFilter(viewport, e))
+    await until(lambda: len(drop.lines()) == 3)
+    assert drop.box.isVisible()
+    assert drop.lines()[1].startswith("narration.txt: refused")
+    await until(lambda: drop.lines()[0].startswith("channel-map.png: uploaded") or "ready" in drop.lines()[0])
+
+    await until(lambda: all("ready" in drop.lines()[i] for i in (0, 2)), timeout=60)
+    ids = [str(item.source_id) for item in drop.items if item.state == "done"]
+    assert len(ids) == 2
+    await until(lambda: dialog.visuals.selected_ids() == [seeded, *ids])  # drop order, after the user's
+    assert "ticked" in drop.lines()[0] and "ticked" in drop.lines()[2]
+    assert "1. Tidal array diagram, 2. channel-map.png, 3. turbine-layout.pdf" in dialog.order.text()
+    assert dialog.submit_button.isEnabled(), dialog.problem.text()
+    await quiet(timeout=60)
+    await shown_later()
+    shot(dialog, "dialog-voiceover-visuals-drop")
+    dialog.reject()
+    await quiet()
+
+
+@pytest.mark.asyncio
+async def test_without_an_upload_queue_the_drop_explains(
+    qtbot: QtBot, session: Session, background: Background, tmp_path: Path
+) -> None:
+    await background.close()  # as for a session whose background work was never made
+    assert Background.of(session) is None
+    pane = await open_sources(qtbot, session)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello", encoding="utf-8")
+    drop_on(pane.drop_area, [notes], direct=pane.drop_area.dropEvent)
+    assert pane.banner.isVisible() and "upload queue is not running" in pane.banner.text
+    assert pane.queue_view is None
+    await quiet()
