@@ -113,7 +113,7 @@ async def test_a_generation_card_runs_to_its_end_and_offers_the_next_steps(
 
 @pytest.mark.asyncio
 async def test_a_failed_media_card_copies_its_error_and_retries_with_a_new_key(
-    qtbot: QtBot, session: Session, background: Background
+    qtbot: QtBot, session: Session, background: Background, shot: Any
 ) -> None:
     window = open_window(qtbot, session)
     panel = window.jobs_panel
@@ -129,6 +129,8 @@ async def test_a_failed_media_card_copies_its_error_and_retries_with_a_new_key(
     assert card.view.request_id and "Request ID" in card.detail_label.text()
     assert {"retry", "copy_error", "open", "dismiss"} <= set(card.buttons)
     assert window.notifier.history[-1].title == "Video failed"
+    await quiet()
+    shot(window.jobs_dock, "jobs-dock-failed")
 
     card.buttons["copy_error"].click()
     copied = QGuiApplication.clipboard().text()

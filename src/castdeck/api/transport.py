@@ -169,10 +169,24 @@ class Transport:
     def signed_client(self) -> httpx.AsyncClient:
         """The client for signed addresses: it never carries credentials."""
         if self._bare is None:
-            self._bare = httpx.AsyncClient(
-                timeout=self.timeout, follow_redirects=False, transport=self._signed_transport,
-                headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity"},
-            )  # fmt: skip
+            self._bare = self._new_signed_client()
+        return self._bare
+
+    def _new_signed_client(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(
+            timeout=self.timeout, follow_redirects=False, transport=self._signed_transport,
+            headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity"},
+        )  # fmt: skip
+
+    async def ready_signed_client(self) -> httpx.AsyncClient:
+        """:attr:`signed_client`, made on a worker thread the first time: loading the system's
+        certificate authorities takes tens of milliseconds, too long for the event loop's thread."""
+        if self._bare is None:
+            made = await asyncio.to_thread(self._new_signed_client)
+            if self._bare is None:
+                self._bare = made
+            else:  # made meanwhile by another caller
+                await made.aclose()
         return self._bare
 
     def url(self, path_or_url: str) -> str:
@@ -282,6 +296,7 @@ class Transport:
         """A request to a signed upload or download address: never with credentials, redirects
         followed (still without credentials), never retried here (the caller decides)."""
         request_headers = {k: v for k, v in (headers or {}).items() if k.lower() != "authorization"}
+        await self.ready_signed_client()
         for _ in range(MAX_REDIRECTS + 1):
             request = self.signed_client.build_request(method, url, headers=request_headers, content=content)
             if timeout is not None:

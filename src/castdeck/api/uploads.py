@@ -555,7 +555,7 @@ async def download_to(
     a typed :class:`ApiError`; a body shorter than announced is an :class:`APIConnectionError`.
     """
     dest = Path(dest)
-    client = transport.signed_client
+    client = await transport.ready_signed_client()
     partial = dest.with_name(f".{dest.name}.{uuid.uuid4().hex[:8]}.part")
     executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="castdeck-download")
     handle: IO[bytes] | None = None

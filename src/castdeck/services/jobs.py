@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 import time
 from typing import Any
 
@@ -108,6 +109,7 @@ class JobTracker(QObject):
                 current = self._save(current.evolve(title=title))
             return current
         delay = self.default_interval if first_poll_after is None else _hint(first_poll_after)
+        delay += _spread(delay)
         now = time.time()
         job = Job(
             self.profile, kind, resource_id, title=title, state="running", request_id=request_id,
@@ -283,7 +285,7 @@ class JobTracker(QObject):
                 self._emit(self._jobs[key])
                 return
             delay = self.default_interval if hint is None else hint
-            self._schedule(key, delay, changed)
+            self._schedule(key, delay + _spread(delay), changed)
             self._emit(self._jobs[key])
 
     def _schedule(self, key: tuple[str, str], delay: float, job: Job | None = None) -> None:
@@ -319,6 +321,12 @@ class JobTracker(QObject):
         status: MediaStatus = resource._data(response, MediaStatus)
         hints = [h for h in (_retry_after(response), _seconds(status.poll_after_seconds)) if h]
         return _media_update(status, response), (max(hints) if hints else None)
+
+
+def _spread(delay: float) -> float:
+    """A little later than the hint, at random (up to 10 %, at most a second): jobs started together
+    would otherwise all poll in the same instant, and their answers arrive in one burst."""
+    return random.uniform(0.0, min(1.0, delay * 0.1))
 
 
 def _hint(seconds: float) -> float:
@@ -358,8 +366,10 @@ def _episode_update(episode: Episode, response: RawResponse) -> dict[str, Any]:
 
 
 def _media_update(status: MediaStatus, response: RawResponse) -> dict[str, Any]:
+    extra_fields = status.model_extra or {}
     update: dict[str, Any] = {
         "phase": status.phase,
+        "progress": _progress(extra_fields.get("progress_pct")),  # not in the spec; used when sent
         "request_id": response.request_id,
         "extra": {k: v for k, v in {"studio_url": status.studio_url}.items() if v},
     }

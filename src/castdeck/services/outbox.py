@@ -42,10 +42,12 @@ from castdeck.store.outbox import REJECTED, OutboxEntry, OutboxStore
 from .session import ConnectionState, Session
 from .tasks import TaskRunner, tasks
 
-__all__ = ["BASE_DELAY", "MAX_DELAY", "Outbox", "Sent"]
+__all__ = ["BASE_DELAY", "MAX_DELAY", "MAX_IN_FLIGHT", "Outbox", "Sent"]
 
 log = logging.getLogger(__name__)
 
+MAX_IN_FLIGHT = 4
+"""Writes sent at the same time; more wait their turn (a burst of starts does not flood the service)."""
 BASE_DELAY = 2.0
 MAX_DELAY = 300.0
 """Resend backoff after a fault: 2, 4, 8, ... seconds (with jitter), at most this; or the Retry-After given."""
@@ -91,6 +93,7 @@ class Outbox(QObject):
         self._base_delay = base_delay
         self._max_delay = max_delay
         self._sending: set[str] = set()
+        self._slots = asyncio.Semaphore(MAX_IN_FLIGHT)
         self._unsaved: dict[str, OutboxEntry] = {}  # entries the disk refused: shown, never sent
         self._tasks: set[asyncio.Task[Any]] = set()
         self._faults = 0
@@ -250,47 +253,51 @@ class Outbox(QObject):
             return None
         self._sending.add(entry_id)
         try:
-            entry = await self._session.on_disk(self._store.mark_sending, entry_id)
-            self.entryChanged.emit(entry)
-            failure: CastdeckError | None = None
-            try:
-                accepted = await self._session.guard(self._call(entry), write=True)
-            except (UnauthorizedError, ForbiddenError) as error:
-                failure = error
-                # The key was refused, not the write: keep it for when a working key is in place.
-                entry = await self._record_fault(entry, error, schedule=False)
-            except (APIConnectionError, ServerError, RateLimitedError, InvalidResponseError) as error:
-                failure = error
-                entry = await self._record_fault(entry, error, schedule=True)
-            except ApiError as error:
-                failure = error
-                entry = await self._session.on_disk(
-                    self._store.mark_rejected, entry.id, _message(error), error.request_id, _problem(error)
-                )
-                log.info("outbox %s %s rejected: %s", entry.kind, entry.id, error)
-            except InputValidationError as error:
-                failure = error
-                # Refused before sending (it could never be sent as it is).
-                entry = await self._session.on_disk(
-                    self._store.mark_rejected, entry.id, str(error), None,
-                    {"status": None, "type": "input_validation",
-                     "errors": [e.model_dump(mode="json") for e in error.errors]},
-                )  # fmt: skip
-            except CastdeckError as error:
-                failure = error
-                entry = await self._record_fault(entry, error, schedule=True)
-            else:
-                entry = await self._session.on_disk(
-                    self._store.mark_sent, entry.id, accepted.data.id, accepted.request_id
-                )
-                self._faults = 0
-                self.entryChanged.emit(entry)
-                self.accepted.emit(entry, accepted)
-                return Sent(entry, accepted=accepted)
-            self.entryChanged.emit(entry)
-            return Sent(entry, error=failure)
+            async with self._slots:
+                return await self._attempt_now(entry_id)
         finally:
             self._sending.discard(entry_id)
+
+    async def _attempt_now(self, entry_id: str) -> Sent:
+        entry = await self._session.on_disk(self._store.mark_sending, entry_id)
+        self.entryChanged.emit(entry)
+        failure: CastdeckError | None = None
+        try:
+            accepted = await self._session.guard(self._call(entry), write=True)
+        except (UnauthorizedError, ForbiddenError) as error:
+            failure = error
+            # The key was refused, not the write: keep it for when a working key is in place.
+            entry = await self._record_fault(entry, error, schedule=False)
+        except (APIConnectionError, ServerError, RateLimitedError, InvalidResponseError) as error:
+            failure = error
+            entry = await self._record_fault(entry, error, schedule=True)
+        except ApiError as error:
+            failure = error
+            entry = await self._session.on_disk(
+                self._store.mark_rejected, entry.id, _message(error), error.request_id, _problem(error)
+            )
+            log.info("outbox %s %s rejected: %s", entry.kind, entry.id, error)
+        except InputValidationError as error:
+            failure = error
+            # Refused before sending (it could never be sent as it is).
+            entry = await self._session.on_disk(
+                self._store.mark_rejected, entry.id, str(error), None,
+                {"status": None, "type": "input_validation",
+                 "errors": [e.model_dump(mode="json") for e in error.errors]},
+            )  # fmt: skip
+        except CastdeckError as error:
+            failure = error
+            entry = await self._record_fault(entry, error, schedule=True)
+        else:
+            entry = await self._session.on_disk(
+                self._store.mark_sent, entry.id, accepted.data.id, accepted.request_id
+            )
+            self._faults = 0
+            self.entryChanged.emit(entry)
+            self.accepted.emit(entry, accepted)
+            return Sent(entry, accepted=accepted)
+        self.entryChanged.emit(entry)
+        return Sent(entry, error=failure)
 
     async def _record_fault(self, entry: OutboxEntry, error: CastdeckError, *, schedule: bool) -> OutboxEntry:
         request_id = getattr(error, "request_id", None)

@@ -74,6 +74,8 @@ class Session(QObject):
         self._account: Account | None = None
         self._in_flight = 0
         self._probe: asyncio.Task[None] | None = None
+        self._balance_task: asyncio.Task[None] | None = None
+        self._balance_again = False
         self._disk = ThreadPoolExecutor(max_workers=1, thread_name_prefix="castdeck-cache")
         self._closed = False
 
@@ -155,8 +157,22 @@ class Session(QObject):
         if self._state is not ConnectionState.ONLINE and not self._closed:
             self._set_state(ConnectionState.ONLINE)
         if write:
-            tasks.start(self.refresh_account(), name="refresh balance")
+            self._refresh_balance_soon()
         return result
+
+    def _refresh_balance_soon(self) -> None:
+        """After a write: read the balance again; many writes at once cause one read (and one more)."""
+        if self._balance_task is not None and not self._balance_task.done():
+            self._balance_again = True
+            return
+        self._balance_task = tasks.start(self._refresh_balance(), name="refresh balance")
+
+    async def _refresh_balance(self) -> None:
+        while True:
+            self._balance_again = False
+            await self.refresh_account()
+            if not self._balance_again or self._closed:
+                return
 
     async def call(self, fn: Callable[[Client], Awaitable[T]], *, write: bool = False) -> T:
         return await self.guard(fn(self._client), write=write)

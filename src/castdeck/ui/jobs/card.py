@@ -11,8 +11,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPaintEvent, QPalette
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from castdeck.services.background import job_kind_of, title_of
 from castdeck.services.jobs import still_running_text
@@ -40,6 +48,9 @@ ACTION_LABELS = {
     "send_now": "Send now",
     "dismiss": "Dismiss",
 }
+
+PROBLEM = "#c62828"
+STATE_COLORS = {"failed": PROBLEM, "rejected": PROBLEM, "completed": "#2e7d32", "still_running": "#b26a00"}
 
 RECOVERY_ADVICE = {
     "correct_input": "Correct the input and start it again (a new request with a new key).",
@@ -191,6 +202,126 @@ def entry_view(entry: OutboxEntry) -> CardView:
                     actions=("send_now",), **common)  # fmt: skip
 
 
+class CardText(QWidget):
+    """Text in a fixed number of lines, wrapped and elided to the width when painted.
+
+    A card's height never depends on its width, so two hundred cards lay out with plain
+    arithmetic: word-wrapped labels made every change re-measure every card's text (stalls of
+    hundreds of milliseconds). The full text is in the tooltip and the accessible description.
+    """
+
+    def __init__(self, parent: QWidget | None = None, *, lines: int = 1, bold: bool = False,
+                 small: bool = False, muted: bool = False, right: bool = False) -> None:  # fmt: skip
+        super().__init__(parent)
+        self._right = right
+        self._text = ""
+        self._max_lines = lines
+        self._color: QColor | None = None
+        self._muted = muted
+        font = self.font()
+        if bold:
+            font.setBold(True)
+        if small:
+            font.setPointSizeF(font.pointSizeF() * 0.85)
+        self.setFont(font)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    def text(self) -> str:
+        return self._text
+
+    def setText(self, text: str) -> None:
+        if text == self._text:
+            return
+        lines_before = self._lines()
+        self._text = text
+        self.setToolTip(text if len(text) > 40 or "\n" in text else "")
+        self.setAccessibleDescription(text)
+        if self._lines() != lines_before:
+            self.updateGeometry()
+        self.update()
+
+    def clear(self) -> None:
+        self.setText("")
+
+    def set_color(self, color: QColor | None) -> None:
+        if color != self._color:
+            self._color = color
+            self.update()
+
+    def _lines(self) -> int:
+        if not self._text:
+            return 1
+        wanted = sum(max(1, -(-len(line) // 48)) for line in self._text.splitlines())
+        return max(1, min(self._max_lines, wanted))
+
+    def sizeHint(self) -> QSize:
+        return QSize(120, self._lines() * self.fontMetrics().lineSpacing())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(20, self.sizeHint().height())
+
+    def paintEvent(self, _event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        if self._color is not None:
+            painter.setPen(self._color)
+        elif self._muted:
+            painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
+        metrics = self.fontMetrics()
+        rows = wrap_lines(self._text, metrics, self.width(), self.height() // max(1, metrics.lineSpacing()))
+        for number, row in enumerate(rows):
+            x = self.width() - metrics.horizontalAdvance(row) if self._right else 0
+            painter.drawText(x, number * metrics.lineSpacing() + metrics.ascent(), row)
+
+
+def wrap_lines(text: str, metrics: QFontMetrics, width: int, limit: int) -> list[str]:
+    """``text`` wrapped at word boundaries to ``width`` in at most ``limit`` lines, the last elided."""
+    rows: list[str] = []
+    for paragraph in text.splitlines() or [""]:
+        line = ""
+        for word in paragraph.split(" "):
+            candidate = f"{line} {word}" if line else word
+            if not line or metrics.horizontalAdvance(candidate) <= width:
+                line = candidate
+            else:
+                rows.append(line)
+                line = word
+        rows.append(line)
+    if len(rows) > max(1, limit):
+        rows = rows[: max(1, limit)]
+        rows[-1] = rows[-1] + " …"
+    return [metrics.elidedText(row, Qt.TextElideMode.ElideRight, width) for row in rows]
+
+
+class ProgressLine(QWidget):
+    """A thin, still progress bar. QProgressBar in the Fusion style animates its stripes without
+    end, and with many cards those repaints alone kept the event loop busy."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._value = 0
+        self.setFixedHeight(6)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.setAccessibleName("Progress")
+
+    def value(self) -> int:
+        return self._value
+
+    def setValue(self, value: int) -> None:
+        value = max(0, min(100, value))
+        if value != self._value:
+            self._value = value
+            self.setAccessibleDescription(f"{value}%")
+            self.update()
+
+    def paintEvent(self, _event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        palette = self.palette()
+        rect = self.rect()
+        painter.fillRect(rect, palette.color(QPalette.ColorRole.Midlight))
+        done = rect.adjusted(0, 0, -round(rect.width() * (100 - self._value) / 100), 0)
+        painter.fillRect(done, palette.color(QPalette.ColorRole.Highlight))
+
+
 class JobCard(QFrame):
     """Shows one :class:`CardView`; buttons emit ``actionRequested(name)``."""
 
@@ -205,39 +336,39 @@ class JobCard(QFrame):
         layout.setContentsMargins(10, 8, 10, 8)
         layout.setSpacing(4)
         top = QHBoxLayout()
-        self.kind_label = QLabel(self)
-        self.kind_label.setStyleSheet("color: palette(mid); font-size: 8pt; font-weight: bold;")
-        self.elapsed_label = QLabel(self)
-        self.elapsed_label.setStyleSheet("color: palette(mid); font-size: 8pt;")
+        self.kind_label = CardText(self, bold=True, small=True, muted=True)
+        self.elapsed_label = CardText(self, small=True, muted=True, right=True)
         self.elapsed_label.setAccessibleName("Elapsed time")
-        top.addWidget(self.kind_label)
-        top.addStretch(1)
+        self.elapsed_label.setFixedWidth(
+            self.elapsed_label.fontMetrics().horizontalAdvance("took 00 min 00 s") + 4
+        )
+        self.dismiss_button = QToolButton(self)
+        self.dismiss_button.setText("✕")
+        self.dismiss_button.setAutoRaise(True)
+        self.dismiss_button.setToolTip("Dismiss this card")
+        self.dismiss_button.clicked.connect(lambda: self.actionRequested.emit("dismiss"))
+        self.dismiss_button.hide()
+        top.addWidget(self.kind_label, 1)
         top.addWidget(self.elapsed_label)
+        top.addWidget(self.dismiss_button)
         layout.addLayout(top)
-        self.title_label = QLabel(self)
-        self.title_label.setWordWrap(True)
-        self.title_label.setTextFormat(Qt.TextFormat.PlainText)
-        font = self.title_label.font()
-        font.setBold(True)
-        self.title_label.setFont(font)
+        self.title_label = CardText(self, bold=True)
+        self.title_label.setAccessibleName("Job")
         layout.addWidget(self.title_label)
-        self.status_label = QLabel(self)
-        self.status_label.setWordWrap(True)
-        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.status_label = CardText(self)
+        self.status_label.setAccessibleName("State")
         layout.addWidget(self.status_label)
-        self.progress = QProgressBar(self)
-        self.progress.setMaximumHeight(10)
-        self.progress.setTextVisible(False)
+        self.progress = ProgressLine(self)
         layout.addWidget(self.progress)
-        self.detail_label = QLabel(self)
-        self.detail_label.setWordWrap(True)
-        self.detail_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.detail_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.detail_label = CardText(self, lines=4, small=True, muted=True)
+        self.detail_label.setAccessibleName("Details")
         layout.addWidget(self.detail_label)
-        self.button_row = QHBoxLayout()
-        self.button_row.setSpacing(4)
-        layout.addLayout(self.button_row)
-        self.buttons: dict[str, QPushButton] = {}
+        # Up to three buttons a row, so that a card fits a narrow dock.
+        self.button_rows = [QHBoxLayout(), QHBoxLayout()]
+        for row in self.button_rows:
+            row.setSpacing(4)
+            layout.addLayout(row)
+        self.buttons: dict[str, QToolButton] = {}
         self._shown_actions: tuple[str, ...] | None = None
         self.show_view(view)
 
@@ -246,22 +377,14 @@ class JobCard(QFrame):
         self.kind_label.setText(KIND_LABELS.get(view.kind, view.kind).upper())
         self.title_label.setText(view.title)
         self.status_label.setText(view.status)
-        colors = {
-            "failed": "#c62828",
-            "rejected": "#c62828",
-            "completed": "#2e7d32",
-            "still_running": "#b26a00",
-        }
-        color = colors.get(view.state)
-        self.status_label.setStyleSheet(f"color: {color};" if color else "")
+        color = STATE_COLORS.get(view.state)
+        self.status_label.set_color(QColor(color) if color else None)
         self.setAccessibleName(f"{KIND_LABELS.get(view.kind, view.kind)} job: {view.title}")
         self.setAccessibleDescription(view.status)
         if view.busy:
-            if view.progress is None:
-                self.progress.setRange(0, 0)
-            else:
-                self.progress.setRange(0, 100)
-                self.progress.setValue(round(view.progress))
+            # Never the animated busy bar: two hundred of them repaint all the time. The status
+            # line and the ticking elapsed time show that it lives.
+            self.progress.setValue(round(view.progress or 0))
             self.progress.show()
         else:
             self.progress.hide()
@@ -270,33 +393,35 @@ class JobCard(QFrame):
             detail += f"\nRequest ID: {view.request_id}"
         self.detail_label.setText(detail.strip())
         self.detail_label.setVisible(bool(detail.strip()))
-        if view.state in ("failed", "rejected"):
-            self.detail_label.setStyleSheet("color: #c62828;")
-        else:
-            self.detail_label.setStyleSheet("color: palette(mid);")
+        self.detail_label.set_color(QColor(PROBLEM) if view.state in ("failed", "rejected") else None)
         if view.actions != self._shown_actions:
             self._set_actions(view.actions)
         self.update_elapsed()
 
     def _set_actions(self, actions: tuple[str, ...]) -> None:
         self._shown_actions = actions
-        while self.button_row.count():
-            item = self.button_row.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.deleteLater()
+        for row in self.button_rows:
+            while row.count():
+                item = row.takeAt(0)
+                widget = item.widget() if item is not None else None
+                if widget is not None:
+                    widget.deleteLater()
         self.buttons = {}
-        for name in actions:
-            if name == "dismiss":
-                self.button_row.addStretch(1)
-            button = QPushButton(ACTION_LABELS[name], self)
+        self.dismiss_button.setVisible("dismiss" in actions)
+        self.dismiss_button.setAccessibleName(f"Dismiss: {self.view.title}")
+        if "dismiss" in actions:
+            self.buttons["dismiss"] = self.dismiss_button
+        shown = [name for name in actions if name != "dismiss"]
+        for number, name in enumerate(shown):
+            button = QToolButton(self)
+            button.setText(ACTION_LABELS[name])
+            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
             button.setAccessibleName(f"{ACTION_LABELS[name].rstrip('…')}: {self.view.title}")
-            button.setAutoDefault(False)
             button.clicked.connect(lambda _checked=False, n=name: self.actionRequested.emit(n))
-            self.button_row.addWidget(button)
+            self.button_rows[min(number // 3, 1)].addWidget(button)
             self.buttons[name] = button
-        if "dismiss" not in actions:
-            self.button_row.addStretch(1)
+        for row in self.button_rows:
+            row.addStretch(1)
 
     def update_elapsed(self, now: float | None = None) -> None:
         view = self.view

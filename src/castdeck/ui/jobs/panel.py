@@ -39,7 +39,7 @@ from .card import CardView, JobCard, entry_view, job_key, job_view
 
 __all__ = ["JobsPanel"]
 
-BUILD_BATCH = 12
+BUILD_BATCH = 4
 """Cards built per turn of the event loop."""
 
 COLLECTIONS = {"video": "videos", "short": "shorts", "voiceover": "voiceovers"}
