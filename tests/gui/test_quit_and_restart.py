@@ -1,0 +1,118 @@
+"""The whole app, quit in the middle of everything and started again: a creator drops a folder of
+documents, starts several generations, quits, restarts, and every item finishes exactly once."""
+
+from __future__ import annotations
+
+import argparse
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QSettings
+from pytestqt.qtbot import QtBot
+
+from castdeck.app import CastdeckApp, build_parser
+from castdeck.services.background import Background
+from castdeck.services.session import ConnectionState
+from tests.gui.conftest import settle, until
+from tests.gui.test_upload_queue import drop_on
+
+DOCUMENTS = 4
+MIB = 24
+
+
+def documents(root: Path, tag: str) -> Path:
+    """A folder of PDFs big enough that one upload at a time is still going when the app quits."""
+    folder = root / "Handouts"
+    folder.mkdir()
+    block = uuid.uuid4().bytes * (1024 * 64)  # 1 MiB
+    for number in range(DOCUMENTS):
+        with (folder / f"{tag}-handout-{number}.pdf").open("wb") as handle:
+            handle.write(b"%PDF-1.4\n")
+            for _ in range(MIB):
+                handle.write(block)
+            handle.write(b"\n%%EOF\n")
+    return folder
+
+
+async def start_app(qtbot: QtBot, args: argparse.Namespace, data: Path) -> tuple[CastdeckApp, Background]:
+    app = CastdeckApp(args, data)
+    connection = await app._first_connection()
+    assert connection is not None
+    app._open_window(connection)
+    assert app.window is not None and app.session is not None and app.background is not None
+    qtbot.addWidget(app.window)
+    await until(lambda: app.session is not None and app.session.state is ConnectionState.ONLINE, timeout=30)
+    return app, app.background
+
+
+@pytest.mark.asyncio
+async def test_drop_generate_quit_restart_and_everything_finishes_once(
+    qtbot: QtBot, tmp_path: Path, shot: Any
+) -> None:
+    QSettings().setValue("uploads/concurrency", 1)  # one at a time: some are still waiting at the quit
+    tag = uuid.uuid4().hex[:6]
+    args = build_parser().parse_args(["--sandbox", "--data", str(tmp_path / "sb"), "--speed", "50"])
+    data = tmp_path / "data"
+    folder = documents(tmp_path, tag)
+
+    app, background = await start_app(qtbot, args, data)
+    try:
+        assert app.window is not None and app.session is not None
+        sources = app.window.show_pane("Sources")
+        drop_on(sources.drop_area, [folder], direct=sources.drop_area.dropEvent)
+        await until(lambda: len(background.uploads.items()) == DOCUMENTS)
+        podcast = await app.session.client.podcasts.list(limit=1).to_list()
+        prompts = [f"Episode {n} about harbour tides {tag}" for n in range(2)]
+        for prompt in prompts:
+            body = {"podcast_id": podcast[0].id, "prompt": prompt, "options": {"episode_length_minutes": 1}}
+            background.outbox.submit("episode_generate", body)
+        background.outbox.submit(
+            "media_create", {"prompt": f"A video on tide clocks {tag}"}, collection="videos"
+        )
+        # quit while the first file is on its way and the generations have just been accepted
+        await until(lambda: any(i.state == "uploading" and i.sent > 0 for i in background.uploads.items()))
+        await until(lambda: sum(e.state == "sent" for e in background.outbox.entries()) == 3)
+        states = {i.name: i.state for i in background.uploads.items()}
+        assert "queued" in states.values(), states  # some had not even started
+        jobs = background.jobs.jobs()
+        assert len(jobs) == 3 and any(j.state == "running" for j in jobs), jobs
+    finally:
+        await settle()
+        await app.shutdown()
+        if app.window is not None:
+            app.window.hide()  # (closing the last window would stop the test loop)
+
+    # the next start: the same data folder, the sandbox again (on a new port), everything resumes
+    app, background = await start_app(qtbot, args, data)
+    try:
+        assert app.window is not None and app.session is not None
+        panel = app.window.jobs_panel
+        app.window.jobs_dock.show()
+        await until(lambda: all(i.state == "done" for i in background.uploads.items()), timeout=120)
+        kinds = {"episode": 2, "video": 1, "source": DOCUMENTS}
+        await until(
+            lambda: (
+                sorted(v.kind for v in panel.views.values() if v.state == "completed")
+                == sorted(k for k, n in kinds.items() for _ in range(n))
+            ),
+            timeout=180,
+        )
+        await until(lambda: panel.pending_builds() == 0)
+        shot(app.window, "app-after-restart-everything-finished")
+
+        # exactly once: one source per file, one episode per prompt, one video
+        client = app.session.client
+        uploaded = [s.title for s in await client.sources.list(limit=100).to_list() if tag in (s.title or "")]
+        assert sorted(uploaded) == sorted(f"{tag}-handout-{n}.pdf" for n in range(DOCUMENTS))
+        episodes = await client.episodes.list(podcast_id=podcast[0].id, limit=100).to_list()
+        ours = [e for e in episodes if tag in (e.title or "") or tag in str(e.model_dump())]
+        assert len(ours) == 2, [e.title for e in ours]
+        videos = [v for v in await client.videos.list(limit=100).to_list() if tag in str(v.model_dump())]
+        assert len(videos) == 1
+    finally:
+        await settle()
+        await app.shutdown()
+        if app.window is not None:
+            app.window.hide()
