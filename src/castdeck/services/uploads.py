@@ -13,6 +13,9 @@ backoff. An expired slot, or one the signed address refuses (403), is replaced b
 reservation (the old one is known to refuse the bytes, so that is no repeated write) and the old
 source is deleted, best effort. A file changed, removed or unreadable since it was queued is never
 completed. When the store cannot be written (a full disk) the item stops with a message saying so.
+
+Alongside: :mod:`.upload_files` walks and checks the local files, :mod:`.upload_transfer` holds the
+steps of one item's transfer (a mixin of the queue), :mod:`.upload_progress` the progress figures.
 """
 
 from __future__ import annotations
@@ -21,209 +24,30 @@ import asyncio
 import contextlib
 import functools
 import logging
-import os
 import sqlite3
-import stat
 import time
 import uuid
 from collections.abc import Callable, Coroutine, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
 from PySide6.QtCore import QObject, Signal
 
-from castdeck.api import (
-    APIConnectionError,
-    ApiError,
-    CastdeckError,
-    ConflictError,
-    InvalidResponseError,
-    NotFoundError,
-    RateLimitedError,
-    ServerError,
-    UnprocessableError,
-    UploadError,
-)
-from castdeck.api.models import Source, UploadReservation, UploadSlot
-from castdeck.api.models.files import VOICEOVER_VISUAL_MIME_TYPES
-from castdeck.api.uploads import (
-    CHUNK_SIZE,
-    LocalFile,
-    SlotExpired,
-    check_source_file,
-    complete_upload,
-    discard_source,
-    reserve_upload,
-    send_to_slot,
-    slot_expired,
-)
+from castdeck.api.uploads import CHUNK_SIZE, LocalFile, discard_source
 from castdeck.store.uploads import UploadItem, UploadStore
 
 from .session import ConnectionState, Session
 from .tasks import tasks
+from .upload_files import MAX_DROP_FILES, scan_drop
+from .upload_progress import SpeedMeter, Transfer
+from .upload_transfer import MAX_FRESH_SLOTS, PUT_RETRY_DELAYS, Stopped, TransferSteps, describe_error
 
 __all__ = ["MAX_DROP_FILES", "MAX_FRESH_SLOTS", "PUT_RETRY_DELAYS", "Transfer", "UploadQueue"]
 
 log = logging.getLogger(__name__)
 
-MAX_DROP_FILES = 1000
-"""Files taken from one drop; beyond that one refused row says the rest were left out."""
-
-PUT_RETRY_DELAYS = (1.0, 3.0, 8.0)
-"""Seconds before each automatic resend of the bytes to a valid slot after a fault."""
-
-MAX_FRESH_SLOTS = 2
-"""Fresh reservations per attempt after an expired or refused slot."""
-
 PROGRESS_INTERVAL = 0.125
 """At most ~8 byte-progress updates per second per item (state changes are emitted at once)."""
-
-SPEED_HALF_LIFE = 2.0
-"""Seconds over which the speed estimate forgets half of its past."""
-
-
-@dataclass(frozen=True)
-class Transfer:
-    sent: int
-    total: int
-    speed: float | None  # bytes per second, smoothed; None when unknown
-    eta: float | None  # seconds left; None when unknown
-
-
-class _Stopped(Exception):
-    """The worker's item can go no further (its state already says why)."""
-
-
-class _Meter:
-    """A smoothed speed: an exponentially weighted average of the rate between progress reports."""
-
-    def __init__(self) -> None:
-        self.speed: float | None = None
-        self._last: tuple[float, int] | None = None
-
-    def note(self, sent: int) -> None:
-        now = time.monotonic()
-        if self._last is None or sent < self._last[1]:
-            self._last = (now, sent)
-            return
-        then, before = self._last
-        elapsed = now - then
-        if elapsed < 0.1:
-            return
-        rate = (sent - before) / elapsed
-        weight = 1.0 - 0.5 ** (elapsed / SPEED_HALF_LIFE)
-        self.speed = rate if self.speed is None else self.speed + weight * (rate - self.speed)
-        self._last = (now, sent)
-
-
-# --- the local side (worker threads) -----------------------------------------------------------------------------
-
-
-def _is_hidden(name: str) -> bool:
-    return name.startswith(".")
-
-
-def _expand(paths: list[Path], limit: int) -> tuple[list[Path], Path | None]:
-    """Dropped paths to files, in order: folders walked (sorted, hidden entries and symlinked folders
-    skipped). Returns at most ``limit`` files and the first path left out (None when none was)."""
-    found: list[Path] = []
-
-    def walk(folder: Path) -> Path | None:
-        try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError:
-            return None  # unreadable folder: nothing to add from it
-        for entry in entries:
-            if _is_hidden(entry.name):
-                continue
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                is_dir = False
-            if is_dir:
-                over = walk(Path(entry.path))
-                if over is not None:
-                    return over
-                continue
-            if entry.is_symlink() and Path(entry.path).is_dir():
-                continue  # symlinked folders are not followed
-            if len(found) >= limit:
-                return Path(entry.path)
-            found.append(Path(entry.path))
-        return None
-
-    for path in paths:
-        if path.is_dir() and not path.is_symlink():
-            over = walk(path)
-        elif len(found) >= limit:
-            over = path
-        else:
-            found.append(path)
-            over = None
-        if over is not None:
-            return found, over
-    return found, None
-
-
-def _check(path: Path, prepare_visuals: bool) -> LocalFile | UploadError:
-    try:
-        return check_source_file(
-            path, prepare_visuals=prepare_visuals, visual_types=VOICEOVER_VISUAL_MIME_TYPES
-        )
-    except UploadError as error:
-        return error
-
-
-def _scan(paths: list[Path], prepare_visuals: bool) -> list[tuple[Path, LocalFile | UploadError]]:
-    files, over = _expand([p.absolute() for p in paths], MAX_DROP_FILES)
-    checked: list[tuple[Path, LocalFile | UploadError]] = [(p, _check(p, prepare_visuals)) for p in files]
-    if over is not None:
-        checked.append(
-            (
-                over.parent,
-                UploadError(
-                    f"this drop holds more than {MAX_DROP_FILES:,} files; only the first {MAX_DROP_FILES:,} "
-                    "were added. Add the rest in another drop.",
-                    path=str(over.parent),
-                ),
-            )
-        )
-    return checked
-
-
-def _file_problem(item: UploadItem) -> str | None:
-    """Why the file can no longer be sent as queued (None when it is unchanged)."""
-    try:
-        info = os.stat(item.path)
-    except FileNotFoundError:
-        return "The file was removed after it was added to the queue. Add it again to upload it."
-    except OSError as exc:
-        return f"The file cannot be read ({exc.strerror or exc})."
-    if not stat.S_ISREG(info.st_mode):
-        return "The file is no longer a regular file that can be read."
-    if info.st_size != item.size or info.st_mtime_ns != item.mtime_ns:
-        return (
-            "The file changed after it was added to the queue; it was not uploaded. "
-            "Choose Retry to upload its current version."
-        )
-    try:
-        with open(item.path, "rb") as handle:
-            handle.read(1)
-    except OSError as exc:
-        return f"The file cannot be read ({exc.strerror or exc})."
-    return None
-
-
-def _describe(error: CastdeckError) -> str:
-    if isinstance(error, UploadError):
-        return error.reason[:1].upper() + error.reason[1:] + "."
-    if isinstance(error, ApiError):
-        text = error.detail or error.title or str(error)
-        if error.errors:
-            text += " (" + "; ".join(f"{e.field or 'body'}: {e.message}" for e in error.errors) + ")"
-        return text
-    return str(error) or type(error).__name__
 
 
 def _save_message(error: Exception) -> str:
@@ -236,7 +60,7 @@ def _save_message(error: Exception) -> str:
 # --- the queue ------------------------------------------------------------------------------------------------
 
 
-class UploadQueue(QObject):
+class UploadQueue(TransferSteps, QObject):
     itemAdded = Signal(object)  # UploadItem
     itemChanged = Signal(object)  # UploadItem
     itemRemoved = Signal(str)  # item id
@@ -259,7 +83,7 @@ class UploadQueue(QObject):
         self._chunk_size = chunk_size
         self._items: dict[str, UploadItem] = {}
         self._running: dict[str, asyncio.Task[None]] = {}
-        self._meters: dict[str, _Meter] = {}
+        self._meters: dict[str, SpeedMeter] = {}
         self._emitted: dict[str, float] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loading: asyncio.Task[None] | None = None
@@ -326,7 +150,7 @@ class UploadQueue(QObject):
         refused row (the folder) says so. Returns the new items in order."""
         if self._closed:
             raise RuntimeError("the upload queue is closed")
-        checked = await asyncio.to_thread(_scan, [Path(p) for p in paths], prepare_visuals)
+        checked = await asyncio.to_thread(scan_drop, [Path(p) for p in paths], prepare_visuals)
         if not checked:
             return []
         try:
@@ -352,7 +176,7 @@ class UploadQueue(QObject):
                     batch=batch,
                     position=position + offset,
                     state="queued" if ok else "refused",
-                    error=None if isinstance(result, LocalFile) else _describe(result),
+                    error=None if isinstance(result, LocalFile) else describe_error(result),
                     created_at=now,
                     updated_at=now,
                     title=title,
@@ -559,15 +383,15 @@ class UploadQueue(QObject):
         """From a worker: change the item, store it and wait until it is stored."""
         item = self._change(item_id, **changes)
         if item is None or not await self._save(item_id):
-            raise _Stopped
+            raise Stopped
         return self._items[item_id]
 
     async def _fail(self, item_id: str, message: str, **changes: Any) -> NoReturn:
         await self._set(item_id, state="failed", error=message, reserving=False, **changes)
-        raise _Stopped
+        raise Stopped
 
     def _progress(self, item_id: str) -> Callable[[int, int], None]:
-        meter = self._meters[item_id] = _Meter()
+        meter = self._meters[item_id] = SpeedMeter()
 
         def report(sent: int, total: int) -> None:
             item = self._items.get(item_id)
@@ -634,180 +458,7 @@ class UploadQueue(QObject):
             return  # stopped from outside (the app quits): start nothing new
         self._pump()
 
-    # --- internals: one transfer -----------------------------------------------------------------------------
-
-    async def _retry(self, item_id: str) -> None:
-        stopping = self._running.get(item_id)
-        if stopping is not None:  # cancelled a moment ago: let it end first
-            await asyncio.wait([stopping])
-        item = self._items[item_id]
-        result = await asyncio.to_thread(_check, Path(item.path), item.prepare_visuals)
-        item = self._items.get(item_id) or item
-        if not item.can_retry or item_id in self._running:
-            return
-        if isinstance(result, UploadError):
-            self._commit(item_id, state="refused", error=_describe(result))
-            return
-        same = (result.size, result.mtime_ns, result.mime_type, result.name) == (
-            item.size, item.mtime_ns, item.mime_type, item.name
-        )  # fmt: skip
-        changes: dict[str, Any] = {}
-        state = "queued"
-        if same and item.state == "failed" and item.source_id is not None and item.sent >= item.size:
-            state = "completing"  # the bytes went out; only the completion (safe to repeat) is missing
-        elif not same or item.state == "cancelled":
-            if item.source_id is not None and item.state != "cancelled":
-                self._discard(item.source_id)
-            changes = dict(source_id=None, slot=None, size=result.size, mtime_ns=result.mtime_ns,
-                           mime_type=result.mime_type, name=result.name)  # fmt: skip
-        if state == "queued":
-            changes["sent"] = 0
-        self._commit(item_id, state=state, error=None, reserving=False, **changes)
-        self._pump()
-
-    async def _work(self, item_id: str) -> None:
-        with contextlib.suppress(_Stopped):
-            await self._transfer(item_id)
-
-    async def _transfer(self, item_id: str) -> None:
-        item = self._items[item_id]
-        local = LocalFile(Path(item.path), item.name, item.mime_type or "", item.size, item.mtime_ns)
-        if item.state != "completing":
-            problem = await self._session.on_disk(_file_problem, item)
-            if problem is not None:
-                await self._fail(item_id, problem)
-        fresh = 0
-        while True:
-            item = self._items[item_id]
-            if item.state != "completing":
-                item = await self._slot_for(item_id, local)
-                if not await self._send(item_id, local):
-                    fresh = await self._next_slot(item_id, fresh)
-                    continue
-            source = await self._complete(item_id)
-            if source is None:
-                fresh = await self._next_slot(item_id, fresh)
-                continue
-            done = await self._set(item_id, state="done", source_id=source.id, error=None, sent=item.size)
-            self.sourceUploaded.emit(done, source)
-            return
-
-    async def _next_slot(self, item_id: str, fresh: int) -> int:
-        """The slot is gone: forget it (deleting its source) for a fresh reservation, a few times."""
-        item = self._items[item_id]
-        if item.source_id is not None:
-            self._discard(item.source_id)
-        if fresh >= MAX_FRESH_SLOTS:
-            await self._fail(
-                item_id,
-                "The upload slot expired or was refused again after reserving a fresh one. Choose Retry.",
-                source_id=None, slot=None,
-            )  # fmt: skip
-        await self._set(item_id, state="uploading", source_id=None, slot=None, sent=0)
-        return fresh + 1
-
-    async def _slot_for(self, item_id: str, local: LocalFile) -> UploadItem:
-        """The item's slot while it is valid, else a fresh reservation (never repeated after no answer)."""
-        item = self._items[item_id]
-        if (
-            item.slot is not None
-            and item.source_id is not None
-            and not slot_expired(item.slot.get("expires_at"))
-        ):
-            return await self._set(item_id, state="uploading", sent=0, error=None)
-        if item.source_id is not None:
-            self._discard(item.source_id)  # its slot expired before the bytes went out
-        await self._set(
-            item_id, state="uploading", sent=0, error=None, source_id=None, slot=None, reserving=True
-        )
-        resource = self._session.client.sources
-        try:
-            reservation: UploadReservation = await self._session.guard(
-                reserve_upload(resource, local, title=item.title, prepare_visuals=item.prepare_visuals),
-                write=True,
-            )
-        except (APIConnectionError, ServerError, InvalidResponseError) as error:
-            await self._fail(
-                item_id,
-                f"No answer to the upload reservation ({_describe(error)}). The service may have reserved "
-                "it anyway; it was not sent again. Choose Retry to reserve a slot again.",
-                request_id=getattr(error, "request_id", None),
-            )
-        except ApiError as error:
-            await self._fail(
-                item_id, f"The service refused the upload: {_describe(error)}", request_id=error.request_id
-            )
-        except CastdeckError as error:  # refused before sending (the input could never be sent)
-            await self._fail(item_id, f"The upload could not be reserved: {_describe(error)}")
-        slot = reservation.upload.model_dump(mode="json")
-        return await self._set(
-            item_id, reserving=False, source_id=reservation.source.id, slot=slot,
-            request_id=self._session.client.last_request_id,
-        )  # fmt: skip
-
-    async def _send(self, item_id: str, local: LocalFile) -> bool:
-        """The bytes to the item's slot, resent a few times after faults; False when the slot is gone."""
-        item = self._items[item_id]
-        assert item.slot is not None
-        slot = UploadSlot.model_validate(item.slot)
-        transport = self._session.client.transport
-        for attempt in range(len(self.put_retry_delays) + 1):
-            try:
-                await send_to_slot(transport, slot, local, self._progress(item_id), self._chunk_size)
-                break
-            except SlotExpired:
-                return False
-            except UploadError as error:
-                await self._fail(item_id, _describe(error) + " It was not completed.", sent=0)
-            except ConflictError:
-                break  # the service already has the bytes (an earlier completion went through)
-            except NotFoundError:
-                return False  # the slot's source is gone
-            except (APIConnectionError, ServerError, RateLimitedError, InvalidResponseError) as error:
-                if attempt >= len(self.put_retry_delays):
-                    await self._fail(
-                        item_id,
-                        f"The file could not be sent ({_describe(error)}); tried {attempt + 1} times. Choose Retry.",
-                    )
-                log.info("upload %s: sending failed (%s); again shortly", item_id, error)
-                delay = self.put_retry_delays[attempt]
-                if isinstance(error, RateLimitedError) and error.retry_after is not None:
-                    delay = max(delay, error.retry_after)
-                self._change(item_id, sent=0, error=f"Sending failed ({_describe(error)}); trying again…")
-                await asyncio.sleep(delay)
-            except ApiError as error:
-                await self._fail(item_id, f"The upload address refused the file: {_describe(error)}")
-        await self._set(item_id, state="completing", sent=item.size, error=None)
-        return True
-
-    async def _complete(self, item_id: str) -> Source | None:
-        """Complete the upload (safe to repeat); None when the slot expired before completion."""
-        item = self._items[item_id]
-        assert item.source_id is not None
-        try:
-            return await self._session.guard(
-                complete_upload(self._session.client.sources, item.source_id), write=True
-            )
-        except UnprocessableError as error:
-            if item.slot is not None and slot_expired(item.slot.get("expires_at")):
-                return None
-            await self._fail(
-                item_id,
-                f"The service did not accept the file: {_describe(error)}",
-                request_id=error.request_id,
-            )
-        except NotFoundError:
-            return None
-        except ApiError as error:
-            await self._fail(
-                item_id,
-                f"The upload could not be completed: {_describe(error)} Choose Retry.",
-                request_id=error.request_id,
-            )
-        except CastdeckError as error:
-            await self._fail(
-                item_id, f"The upload could not be completed ({_describe(error)}). Choose Retry."
-            )
+    # --- internals: one transfer: _retry, _work and their steps are TransferSteps (upload_transfer.py) ---
 
 
 def _clamp(value: int) -> int:
