@@ -90,7 +90,10 @@ async def test_drop_generate_quit_restart_and_everything_finishes_once(
         assert app.window is not None and app.session is not None
         panel = app.window.jobs_panel
         app.window.jobs_dock.show()
-        await until(lambda: all(i.state == "done" for i in background.uploads.items()), timeout=120)
+        try:
+            await until(lambda: all(i.state == "done" for i in background.uploads.items()), timeout=120)
+        except AssertionError:
+            raise AssertionError([(i.name, i.state, i.error) for i in background.uploads.items()]) from None
         kinds = {"episode": 2, "video": 1, "source": DOCUMENTS}
         await until(
             lambda: (
@@ -101,6 +104,12 @@ async def test_drop_generate_quit_restart_and_everything_finishes_once(
         )
         await until(lambda: panel.pending_builds() == 0)
         shot(app.window, "app-after-restart-everything-finished")
+        # a source card's Open shows the source in the Sources pane
+        card = next(c for c in panel.cards.values() if c.view.kind == "source")
+        source_id = card.view.key.rsplit(":", 1)[1]
+        card.buttons["open"].click()
+        sources = app.window.current_pane()
+        await until(lambda: sources.current is not None and str(sources.current.id) == source_id)
 
         # exactly once: one source per file, one episode per prompt, one video
         client = app.session.client

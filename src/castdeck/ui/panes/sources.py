@@ -432,7 +432,7 @@ class SourcesPane(ResourcePane):
 
     async def _reread(self, source_id: str) -> None:
         try:
-            fresh = await self._read(source_id)
+            fresh = await self.read_item(source_id)
         except NotFoundError:
             self.item_removed(source_id)
             return
@@ -472,7 +472,7 @@ class SourcesPane(ResourcePane):
                 return
             for source_id in ids:
                 try:
-                    fresh = await self._read(source_id)
+                    fresh = await self.read_item(source_id)
                 except NotFoundError:
                     self.item_removed(source_id)
                     continue
@@ -481,7 +481,8 @@ class SourcesPane(ResourcePane):
                 if self.model.row_of(source_id) >= 0:
                     self.item_changed(fresh, select=False)
 
-    async def _read(self, source_id: str) -> Source:
+    async def read_item(self, source_id: str) -> Source:
+        """One source read fresh from the service (a job card's "Open" reveals it with this)."""
         return await self.session.call(lambda c: c.sources.get(source_id))
 
     def showEvent(self, event: QShowEvent) -> None:
