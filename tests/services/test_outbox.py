@@ -20,12 +20,12 @@ import pytest_asyncio
 
 from castdeck.api import CastdeckError, Client
 from castdeck.services.outbox import Outbox
-from castdeck.services.profiles import Profile
 from castdeck.services.session import Session
 from castdeck.store.cache import Cache
 from castdeck.store.outbox import OutboxEntry, OutboxStore
-from tests.conftest import DEMO_KEY, RunningSandbox
+from tests.conftest import RunningSandbox
 from tests.gui.conftest import settle, until
+from tests.services.conftest import session_through
 
 FAIL = "[sandbox:fail]"
 
@@ -78,19 +78,6 @@ class FaultyTransport(httpx.AsyncBaseTransport):
         )
 
 
-async def open_counted_session(base_url: str, cache: Cache, transport: FaultyTransport) -> Session:
-    session = Session(
-        Profile("Sandbox", base_url, sandbox=True),
-        DEMO_KEY,
-        cache,
-        client_factory=lambda url, key: Client(
-            url, key, timeout=20.0, max_retries=0, http_transport=transport
-        ),
-    )
-    await session.start()
-    return session
-
-
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[OutboxStore]:
     opened = OutboxStore(tmp_path / "outbox.sqlite3")
@@ -101,7 +88,7 @@ def store(tmp_path: Path) -> Iterator[OutboxStore]:
 @pytest_asyncio.fixture
 async def counted(sandbox: RunningSandbox, cache: Cache) -> AsyncIterator[tuple[Session, FaultyTransport]]:
     transport = FaultyTransport()
-    session = await open_counted_session(sandbox.base_url, cache, transport)
+    session = await session_through(sandbox.base_url, cache, transport)
     yield session, transport
     await settle()
     await session.close()
@@ -188,7 +175,7 @@ async def test_unsent_entry_is_sent_by_the_next_start(
     # first run: the request never reaches the service; the app quits with the entry unsent
     down = FaultyTransport()
     down.refuse.add(("POST", "/v1/videos"))
-    first = await open_counted_session(sandbox.base_url, cache, down)
+    first = await session_through(sandbox.base_url, cache, down)
     outbox = Outbox(first, store, base_delay=60.0)
     entry = outbox.submit("media_create", {"prompt": prompt}, collection="videos")
     await until(
@@ -203,7 +190,7 @@ async def test_unsent_entry_is_sent_by_the_next_start(
 
     # next start: a working session flushes it, with the stored key
     up = FaultyTransport()
-    second = await open_counted_session(sandbox.base_url, cache, up)
+    second = await session_through(sandbox.base_url, cache, up)
     try:
         restarted = Outbox(second, store)
         flushed = restarted.flush()

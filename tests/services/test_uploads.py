@@ -21,15 +21,14 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from castdeck.api import Client
 from castdeck.api.models import Source
-from castdeck.services.profiles import Profile
 from castdeck.services.session import Session
 from castdeck.services.uploads import MAX_DROP_FILES, UploadQueue
 from castdeck.store.cache import Cache
 from castdeck.store.uploads import UploadItem, UploadStore
-from tests.conftest import DEMO_KEY, RunningSandbox
+from tests.conftest import RunningSandbox
 from tests.gui.conftest import quiet, settle, until
+from tests.services.conftest import session_through
 
 KiB = 1024
 RESERVE = "/v1/sources/uploads"
@@ -139,16 +138,6 @@ class Wire(httpx.AsyncBaseTransport):
         ]
 
 
-async def open_wired_session(base_url: str, cache: Cache, wire: Wire) -> Session:
-    session = Session(
-        Profile("Sandbox", base_url, sandbox=True), DEMO_KEY, cache,
-        client_factory=lambda url, key: Client(url, key, timeout=20.0, max_retries=0,
-                                               http_transport=wire, signed_transport=wire),
-    )  # fmt: skip
-    await session.start()
-    return session
-
-
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[UploadStore]:
     opened = UploadStore(tmp_path / "uploads.sqlite3")
@@ -159,7 +148,7 @@ def store(tmp_path: Path) -> Iterator[UploadStore]:
 @pytest_asyncio.fixture
 async def wired(sandbox: RunningSandbox, cache: Cache) -> AsyncIterator[tuple[Session, Wire]]:
     wire = Wire()
-    session = await open_wired_session(sandbox.base_url, cache, wire)
+    session = await session_through(sandbox.base_url, cache, wire, signed_too=True)
     yield session, wire
     await settle()
     await session.close()
@@ -375,7 +364,7 @@ async def test_expired_slots_are_replaced_and_the_bytes_go_once_to_the_final_slo
 ) -> None:
     sb = sandbox_factory("--speed", "50", "--upload-slot-lifetime", "2", "--no-seed-media")
     wire = Wire()
-    session = await open_wired_session(sb.base_url, cache, wire)
+    session = await session_through(sb.base_url, cache, wire, signed_too=True)
     queue = UploadQueue(session, store, concurrency=1, chunk_size=8 * KiB)
     done = uploaded(queue)
     title = f"expiry {uuid.uuid4().hex[:8]}"
