@@ -146,10 +146,15 @@ async def test_a_failed_media_card_copies_its_error_and_retries_with_a_new_key(
         lambda: (e := background.outbox.get(retry_id)) is not None and e.state == "sent" and e
     )
     assert retried.resource_id == sent.resource_id and retried.kind == "media_retry"
-    # the same card follows the new attempt (the sandbox fails it again: the phrase is in the prompt)
-    card = await card_for(panel, key, "failed", timeout=120)
-    job = background.jobs.job("video", sent.resource_id)
-    assert job is not None and job.extra.get("retry") is True
+    # the same card follows the new attempt, which succeeds (the sandbox fails only the first one)
+    job = await until(
+        lambda: (j := background.jobs.job("video", sent.resource_id)) and j.extra.get("retry") and j
+    )
+    assert job.extra["idempotency_key"] == keys[retry_id]
+    card = await card_for(panel, key, "completed", timeout=120)
+    assert {"open", "download", "dismiss"} <= set(card.buttons) and "retry" not in card.buttons
+    assert panel.card(f"entry:{retry_id}") is None  # one card for the job, its retry included
+    assert window.notifier.history[-1].title == "Video finished"
     await quiet()
 
 

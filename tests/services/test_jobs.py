@@ -154,7 +154,8 @@ async def test_episode_tracked_to_completed_honouring_hints(
     polls = [s for s in counter.to(f"/v1/episodes/{episode_id}") if s.method == "GET"]
     assert polls and polls[0].sent - accepted_at >= (retry_after or INTERVAL) - 0.005
     assert_hints_honoured(polls, None)
-    assert len(changes) == len(polls)  # one observation per poll
+    assert changes[0] == job  # announced when tracking starts (its card shows at once)
+    assert len(changes) == 1 + len(polls)  # then one observation per poll
     assert any(c.phase for c in changes[:-1]) or len(polls) == 1
     await tracker.close()
     await settle()

@@ -119,6 +119,7 @@ class JobTracker(QObject):
         job = self._save(job)  # stored before the first request
         self._due[key] = time.monotonic() + delay
         self._start(key)
+        self.jobChanged.emit(job)  # its card shows at once, before the first poll
         return job
 
     def check_again(self, job: Job, *, deadline: float | None = None) -> Job:
@@ -138,6 +139,7 @@ class JobTracker(QObject):
         fresh = self._save(fresh)
         self._due[key] = time.monotonic() + wait
         self._start(key)
+        self.jobChanged.emit(fresh)
         return fresh
 
     def resume(self) -> list[Job]:
