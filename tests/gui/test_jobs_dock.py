@@ -260,5 +260,14 @@ async def test_a_job_past_its_deadline_is_still_running_and_can_be_checked_again
     assert "cancel" not in card.detail_label.text().lower()
     background.jobs.deadline = 600
     card.buttons["check_again"].click()
-    await card_for(window.jobs_panel, f"job:episode:{episode_id}", "completed", timeout=120)
+    try:
+        await card_for(window.jobs_panel, f"job:episode:{episode_id}", "completed", timeout=40)
+    except AssertionError:
+        raise AssertionError(
+            (
+                window.jobs_panel.views.get(f"job:episode:{episode_id}"),
+                background.jobs.job("episode", episode_id),
+                background.jobs.is_following("episode", episode_id),
+            )
+        ) from None
     await quiet()

@@ -255,6 +255,33 @@ async def test_deadline_gives_still_running_and_check_again_finishes(
     await settle()
 
 
+@pytest.mark.asyncio
+async def test_check_again_straight_from_the_still_running_signal_follows_the_job(
+    counted: tuple[Session, CountingTransport], store: JobStore
+) -> None:
+    """A user may press "Check again" the instant the card changes: the ending poller must no longer
+    count as following by then, or the press would be lost."""
+    session, _ = counted
+    episode_id, retry_after, _ = await start_episode(session, "Why fog horns sound so low.")
+    tracker = JobTracker(session, store, deadline=0.3, default_interval=INTERVAL)
+    again: list[Job] = []
+    finished: list[Job] = []
+
+    def at_once(job: Job) -> None:
+        if job.state == "still_running" and not again:
+            again.append(tracker.check_again(job, deadline=120))
+
+    tracker.jobChanged.connect(at_once)
+    tracker.jobFinished.connect(finished.append)
+    tracker.track("episode", episode_id, first_poll_after=retry_after)
+    await until(lambda: again, timeout=10)
+    assert again[0].state == "running" and tracker.is_following("episode", episode_id)
+    await until(lambda: finished, timeout=120)
+    assert finished[0].state == "completed"
+    await tracker.close()
+    await settle()
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

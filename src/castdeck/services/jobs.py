@@ -284,6 +284,7 @@ class JobTracker(QObject):
             if changed.state != "running":
                 self._save(changed.evolve(next_poll_at=time.time()))
                 self._due.pop(key, None)
+                self._release(key)
                 self._emit(self._jobs[key])
                 return
             delay = self.default_interval if hint is None else hint
@@ -295,14 +296,22 @@ class JobTracker(QObject):
         base = job or self._jobs[key]
         self._save(base.evolve(next_poll_at=time.time() + delay))
 
+    def _release(self, key: tuple[str, str]) -> None:
+        """The poller is ending: no longer following, before anyone hears of the end (a "Check
+        again" or a dismissal that follows at once must see the job as not followed)."""
+        if self._pollers.get(key) is asyncio.current_task():
+            del self._pollers[key]
+
     def _stop_still_running(self, key: tuple[str, str]) -> None:
         job = self._save(self._jobs[key].evolve(state="still_running"))
         log.info("%s", still_running_text(job))
+        self._release(key)
         self._emit(job)
 
     def _end(self, key: tuple[str, str], state: str, error: str | None, request_id: str | None) -> None:
         job = self._save(self._jobs[key].evolve(state=state, error=error, request_id=request_id))
         self._due.pop(key, None)
+        self._release(key)
         self._emit(job)
 
     async def _poll(self, job: Job) -> tuple[dict[str, Any], float | None]:
