@@ -192,7 +192,8 @@ def _text_edit(parent: QWidget, placeholder: str, height: int) -> QPlainTextEdit
 
 
 class MediaCreateDialog(FormDialog):
-    """The create dialog of one collection; ``result_value`` is the :class:`Accepted` answer."""
+    """The create dialog of one collection; ``result_value`` is the :class:`Accepted` answer, or the
+    kept :class:`OutboxEntry` when the service has not answered yet (the outbox resends it)."""
 
     def __init__(
         self, session: Session, collection: str, options: MediaOptions, parent: QWidget | None = None
