@@ -1,5 +1,6 @@
 """Typed async access to the service (no Qt). The wire contract lives in ``castdeck.api.models``."""
 
+from .budget import RequestBudget
 from .client import Client, new_idempotency_key
 from .errors import (
     APIConnectionError,
@@ -19,8 +20,10 @@ from .errors import (
     UnauthorizedError,
     UnprocessableError,
     UploadError,
+    is_transient,
 )
 from .resources import Accepted
+from .response import ApiResponse
 
 
 def request_id_of(resource: object) -> str | None:
@@ -33,6 +36,7 @@ __all__ = [
     "APITimeoutError",
     "Accepted",
     "ApiError",
+    "ApiResponse",
     "BadGatewayError",
     "BadRequestError",
     "CastdeckError",
@@ -43,11 +47,13 @@ __all__ = [
     "InvalidResponseError",
     "NotFoundError",
     "RateLimitedError",
+    "RequestBudget",
     "ServerError",
     "ServiceUnavailableError",
     "UnauthorizedError",
     "UnprocessableError",
     "UploadError",
+    "is_transient",
     "new_idempotency_key",
     "request_id_of",
 ]

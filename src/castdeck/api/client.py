@@ -14,6 +14,7 @@ from types import TracebackType
 
 import httpx
 
+from .budget import RequestBudget
 from .resources import (
     AccountResource,
     EpisodesResource,
@@ -42,6 +43,7 @@ class Client:
         max_retries: int = 3,
         http_transport: httpx.AsyncBaseTransport | None = None,
         signed_transport: httpx.AsyncBaseTransport | None = None,
+        budget: RequestBudget | None = None,
     ) -> None:
         self.transport = Transport(
             base_url,
@@ -50,6 +52,7 @@ class Client:
             max_retries=max_retries,
             http_transport=http_transport,
             signed_transport=signed_transport,
+            budget=budget,
         )
         self.account = AccountResource(self)
         self.podcasts = PodcastsResource(self)
@@ -67,6 +70,11 @@ class Client:
     @property
     def base_url(self) -> str:
         return self.transport.base_url
+
+    @property
+    def budget(self) -> RequestBudget:
+        """The request budget every poll of this client shares (see :mod:`castdeck.api.budget`)."""
+        return self.transport.budget
 
     @property
     def last_request_id(self) -> str | None:

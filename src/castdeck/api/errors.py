@@ -42,11 +42,18 @@ __all__ = [
     "UnsupportedMediaTypeError",
     "UploadError",
     "error_from_response",
+    "is_transient",
 ]
 
 
 class CastdeckError(Exception):
     """Base of every error the client raises."""
+
+    @property
+    def retry_after(self) -> float | None:
+        """Seconds the service asked to wait before trying again (``Retry-After``); None when it
+        gave no such answer (errors without an answer never have one)."""
+        return None
 
 
 class InputValidationError(CastdeckError, ValueError):
@@ -124,6 +131,10 @@ class ApiError(CastdeckError):
         )
 
     @property
+    def retry_after(self) -> float | None:
+        return parse_retry_after(self.headers.get("retry-after"))
+
+    @property
     def code(self) -> str:
         """The error type (``validation_error``, ``not_found``, ...); the older envelope's ``code``."""
         return self.type
@@ -168,10 +179,6 @@ class UnprocessableError(ApiError):
 class RateLimitedError(ApiError):
     """429: too many requests; ``retry_after`` seconds to wait, when the service said."""
 
-    @property
-    def retry_after(self) -> float | None:
-        return parse_retry_after(self.headers.get("retry-after"))
-
 
 class ServerError(ApiError):
     """5xx: the service failed; a write may or may not have happened."""
@@ -199,6 +206,19 @@ _BY_STATUS: dict[int, type[ApiError]] = {
     503: ServiceUnavailableError,
     504: ServiceUnavailableError,
 }
+
+
+TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+
+def is_transient(error: BaseException) -> bool:
+    """Whether trying the same thing again later may succeed: no answer arrived (connection,
+    timeout), the service failed or was overloaded (5xx, 429), or the answer was broken. The one
+    rule the transport's retries, the poll loop, the outbox and the upload queue share. (Whether a
+    *write* may be repeated also needs an idempotency key: see ``RetryPolicy.retryable``.)"""
+    if isinstance(error, APIConnectionError | InvalidResponseError):
+        return True
+    return isinstance(error, ApiError) and (error.status in TRANSIENT_STATUSES or error.status >= 500)
 
 
 def error_class(status: int) -> type[ApiError]:

@@ -1,9 +1,16 @@
-"""Waiting for long-running work: an episode's generation, a Video/Short/Voiceover job.
+"""The one poll loop: following long-running work until it ends, as the service's hints allow.
 
-The service has no cancel: stopping a wait (the local deadline, or cancelling the awaiting task)
-only stops asking. Polls come no earlier than the service's hint (``Retry-After``, or a status
-body's ``poll_after_seconds``); faults (no answer, 5xx, 429) are waited out with capped
-exponential backoff until the deadline. Other errors (404, 401, ...) are raised at once.
+:func:`poll` is used by the client's ``wait()`` helpers and by the app's job tracker alike:
+
+- a poll never comes earlier than the service asked: the ``Retry-After`` of the last answer or a
+  status body's ``poll_after_seconds``, whichever is longer (``DEFAULT_POLL_INTERVAL`` without
+  either), nor before ``first_delay`` (the 202's ``Retry-After``);
+- every poll waits its turn in the shared :class:`~castdeck.api.budget.RequestBudget`;
+- faults (:func:`~castdeck.api.errors.is_transient`: no answer, 5xx, 429, a broken answer) are
+  waited out with :func:`~castdeck.api.retry.backoff_delay` (a ``Retry-After`` given wins); other
+  errors (404, 401, ...) are raised at once;
+- at the local deadline :class:`StillRunning` is raised. The service has no cancel: stopping a
+  poll only stops asking.
 """
 
 from __future__ import annotations
@@ -13,34 +20,26 @@ import inspect
 import random
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from .errors import (
-    APIConnectionError,
-    CastdeckError,
-    InvalidResponseError,
-    RateLimitedError,
-    ServerError,
-    parse_retry_after,
-)
+from .budget import RequestBudget
+from .errors import CastdeckError, is_transient
 from .models import Episode, MediaStatus
-
-if TYPE_CHECKING:
-    from .resources.base import Resource
-    from .transport import RawResponse
+from .response import ApiResponse
+from .retry import backoff_delay
 
 __all__ = [
     "DEFAULT_POLL_INTERVAL",
-    "MAX_BACKOFF",
+    "MAX_POLL_INTERVAL",
     "MEDIA_TERMINAL_STATES",
     "StillRunning",
-    "backoff_delay",
     "episode_running",
+    "media_running",
+    "poll",
+    "poll_hint",
     "sleep_until",
-    "wait_for_episode",
-    "wait_for_media",
 ]
 
 DEFAULT_POLL_INTERVAL = 5.0
@@ -48,10 +47,6 @@ DEFAULT_POLL_INTERVAL = 5.0
 
 MAX_POLL_INTERVAL = 300.0
 """A hint longer than this is capped (a broken header must not park a wait for hours)."""
-
-BASE_BACKOFF = 1.0
-MAX_BACKOFF = 30.0
-"""Backoff after a fault: 1, 2, 4, ... seconds (with jitter), at most this, or the Retry-After given."""
 
 MEDIA_TERMINAL_STATES = frozenset({"completed", "failed", "idle"})
 
@@ -90,70 +85,27 @@ def episode_running(episode: Episode) -> bool:
     return episode.generation.state == "generating"
 
 
-def backoff_delay(attempt: int, retry_after: float | None) -> float:
-    """Seconds to wait after ``attempt`` failures in a row: the service's ``Retry-After`` when it
-    gave one, else capped exponential backoff with jitter."""
-    if retry_after is not None:
-        return min(retry_after, MAX_POLL_INTERVAL)
-    ceiling = min(MAX_BACKOFF, BASE_BACKOFF * (2**attempt))
-    return random.uniform(ceiling / 2, ceiling)
+def media_running(status: MediaStatus) -> bool:
+    """Whether a Video, Short or Voiceover job is still going."""
+    return (status.status or "") not in MEDIA_TERMINAL_STATES
 
 
-async def _notify(callback: Callable[[T], Any] | None, observation: T) -> None:
-    if callback is None:
-        return
-    result = callback(observation)
-    if inspect.isawaitable(result):
-        await result
+def _seconds(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    seconds = float(value)
+    return seconds if seconds == seconds and seconds not in (float("inf"), float("-inf")) else None
 
 
-async def _poll(
-    what: str,
-    fetch: Callable[[], Awaitable[RawResponse]],
-    parse: Callable[[RawResponse], T],
-    *,
-    running: Callable[[T], bool],
-    hint: Callable[[T, RawResponse], float | None],
-    timeout: float,
-    on_update: Callable[[T], Any] | None,
-) -> T:
-    started = time.monotonic()
-    deadline = started + max(0.0, timeout)
-    last: T | None = None
-    last_error: BaseException | None = None
-    faults = 0
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise StillRunning(what, waited=time.monotonic() - started, last=last, last_error=last_error)
-        try:
-            async with asyncio.timeout(remaining):
-                response = await fetch()
-            observation = parse(response)
-        except TimeoutError:
-            continue  # the deadline passed during the request: StillRunning above
-        except (APIConnectionError, ServerError, RateLimitedError, InvalidResponseError) as exc:
-            # No usable answer: wait it out (the service's Retry-After when it gave one).
-            last_error = exc
-            retry_after = exc.retry_after if isinstance(exc, RateLimitedError) else None
-            if retry_after is None and isinstance(exc, ServerError):
-                retry_after = parse_retry_after(exc.headers.get("retry-after"))
-            delay = backoff_delay(faults, retry_after)
-            faults += 1
-        else:
-            faults = 0
-            last = observation
-            await _notify(on_update, observation)
-            if not running(observation):
-                return observation
-            hinted = hint(observation, response)
-            delay = DEFAULT_POLL_INTERVAL if hinted is None else min(max(hinted, 0.0), MAX_POLL_INTERVAL)
-        now = time.monotonic()
-        if now + delay >= deadline:
-            # The next poll would come after the deadline: wait the deadline out, then report.
-            await sleep_until(deadline)
-            raise StillRunning(what, waited=time.monotonic() - started, last=last, last_error=last_error)
-        await sleep_until(now + delay)
+def poll_hint(response: ApiResponse[Any]) -> float | None:
+    """How long the service asked to wait before the next poll: the longer of the answer's
+    ``Retry-After`` and the body's ``poll_after_seconds`` (None when it gave neither)."""
+    hints = [
+        value
+        for value in (response.retry_after, _seconds(getattr(response.data, "poll_after_seconds", None)))
+        if value is not None and value > 0
+    ]
+    return min(max(hints), MAX_POLL_INTERVAL) if hints else None
 
 
 async def sleep_until(moment: float) -> None:
@@ -163,75 +115,82 @@ async def sleep_until(moment: float) -> None:
         await asyncio.sleep(left + 0.001)
 
 
-async def wait_for_episode(
-    resource: Resource,
-    episode_id: str,
+def spread(delay: float) -> float:
+    """A little later than the hint, at random (up to 10 %, at most a second): jobs started together
+    would otherwise all poll in the same instant, and their answers arrive in one burst."""
+    return random.uniform(0.0, min(1.0, delay * 0.1))
+
+
+async def _call(callback: Callable[..., Any] | None, *args: Any) -> None:
+    if callback is None:
+        return
+    result = callback(*args)
+    if inspect.isawaitable(result):
+        await result
+
+
+async def poll(
+    what: str,
+    fetch: Callable[[], Awaitable[ApiResponse[T]]],
     *,
-    timeout: float = 1800.0,
-    on_update: Callable[[Episode], Any] | None = None,
-) -> Episode:
-    """Poll ``GET /v1/episodes/{id}`` until generation is no longer ``generating``; returns the episode.
+    running: Callable[[T], bool],
+    timeout: float,
+    first_delay: float = 0.0,
+    hint: Callable[[ApiResponse[T]], float | None] = poll_hint,
+    budget: RequestBudget | None = None,
+    ready: Callable[[], Awaitable[None]] | None = None,
+    on_update: Callable[[T], Any] | None = None,
+    on_schedule: Callable[[float], Any] | None = None,
+    default_interval: float = DEFAULT_POLL_INTERVAL,
+    jitter: bool = False,
+) -> T:
+    """Poll ``fetch`` until ``running(observation)`` is false; returns that last observation.
 
-    ``on_update(episode)`` is called for every observation (it may be a coroutine function).
-    Raises :class:`StillRunning` at the local deadline; other API errors (404, ...) at once.
+    ``timeout``: seconds from now until :class:`StillRunning`. ``first_delay``: no poll before it.
+    ``ready``: awaited before every poll (the app pauses while the service cannot be reached).
+    ``on_update(observation)`` hears every answer, ``on_schedule(seconds)`` every wait decided
+    before the next poll (the tracker stores it, so a restart honours it too); both may be
+    coroutine functions. ``jitter`` adds up to 10 % to each wait (never less than asked).
     """
-    transport = resource._transport
-    path = f"/v1/episodes/{episode_id}"
+    started = time.monotonic()
+    deadline = started + max(0.0, timeout)
+    last: T | None = None
+    last_error: BaseException | None = None
+    faults = 0
 
-    def hint(_: Episode, response: RawResponse) -> float | None:
-        return parse_retry_after(response.headers.get("retry-after"))
+    def still_running() -> StillRunning:
+        return StillRunning(what, waited=time.monotonic() - started, last=last, last_error=last_error)
 
-    return await _poll(
-        f"episode {episode_id}",
-        lambda: transport.request("GET", path),
-        lambda response: resource._data(response, Episode),
-        running=episode_running,
-        hint=hint,
-        timeout=timeout,
-        on_update=on_update,
-    )
-
-
-async def wait_for_media(
-    resource: Resource,
-    media_id: str,
-    *,
-    timeout: float = 3600.0,
-    on_update: Callable[[MediaStatus], Any] | None = None,
-) -> MediaStatus:
-    """Poll a media job's status until it is ``completed``, ``failed`` or ``idle``.
-
-    Waits between polls for the longer of ``Retry-After`` and ``poll_after_seconds`` (5 s without
-    either). Raises :class:`StillRunning` at the local deadline.
-    """
-    transport = resource._transport
-    collection = getattr(resource, "collection", "") or "videos"
-    path = f"/v1/{collection}/{media_id}/status"
-
-    def hint(status: MediaStatus, response: RawResponse) -> float | None:
-        hints = [
-            value
-            for value in (
-                parse_retry_after(response.headers.get("retry-after")),
-                _seconds(status.poll_after_seconds),
-            )
-            if value is not None and value > 0
-        ]
-        return max(hints) if hints else None
-
-    return await _poll(
-        f"{collection[:-1] or 'media'} {media_id}",
-        lambda: transport.request("GET", path),
-        lambda response: resource._data(response, MediaStatus),
-        running=lambda status: (status.status or "") not in MEDIA_TERMINAL_STATES,
-        hint=hint,
-        timeout=timeout,
-        on_update=on_update,
-    )
-
-
-def _seconds(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    seconds = float(value)
-    return seconds if seconds == seconds and seconds != float("inf") else None
+    delay = max(0.0, first_delay)
+    while True:
+        due = time.monotonic() + delay
+        if due >= deadline:
+            await sleep_until(deadline)  # the next poll would come after the deadline
+            raise still_running()
+        await _call(on_schedule, delay)
+        await sleep_until(due)
+        try:
+            async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
+                if ready is not None:
+                    await ready()
+                if budget is not None:
+                    await budget.acquire()
+                response = await fetch()
+        except TimeoutError:
+            raise still_running() from None
+        except CastdeckError as error:
+            if not is_transient(error):
+                raise
+            last_error = error
+            delay = backoff_delay(faults, error.retry_after, cap=30.0, max_retry_after=MAX_POLL_INTERVAL)
+            faults += 1
+            continue
+        faults = 0
+        last = response.data
+        await _call(on_update, response.data)
+        if not running(response.data):
+            return response.data
+        hinted = hint(response)
+        delay = default_interval if hinted is None else hinted
+        if jitter:
+            delay += spread(delay)

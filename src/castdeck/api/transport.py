@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
-import random
 import uuid
 from collections.abc import AsyncIterable, AsyncIterator, Mapping
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from .budget import RequestBudget
 from .errors import (
     APIConnectionError,
     APITimeoutError,
@@ -27,12 +27,15 @@ from .errors import (
     error_from_response,
     parse_retry_after,
 )
+from .retry import backoff_delay
 
 __all__ = ["MAX_BODY_BYTES", "RawResponse", "RetryPolicy", "Transport", "new_idempotency_key", "origin_of"]
 
 MAX_BODY_BYTES = 32 * 1024 * 1024
 MAX_REDIRECTS = 5
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
+"""Answers retried at once within one call (reads and keyed writes). Narrower than
+:func:`~castdeck.api.errors.is_transient`: a 500 is waited out by pollers, not hammered here."""
 SAFE_METHODS = frozenset({"GET", "HEAD"})
 USER_AGENT = "castdeck/0.1 (+https://castdeck.invalid)"
 
@@ -68,10 +71,13 @@ class RetryPolicy:
     max_retry_after: float = 60.0
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
-        if retry_after is not None:
-            return min(retry_after, self.max_retry_after)
-        ceiling = min(self.max_delay, self.base_delay * (2**attempt))
-        return random.uniform(ceiling / 2, ceiling)
+        return backoff_delay(
+            attempt,
+            retry_after,
+            base=self.base_delay,
+            cap=self.max_delay,
+            max_retry_after=self.max_retry_after,
+        )
 
     def retryable(self, method: str, idempotency_key: str | None) -> bool:
         """Reads, and writes that carry an idempotency key. A write without one is never repeated."""
@@ -124,6 +130,7 @@ class Transport:
         max_retries: int = 3,
         http_transport: httpx.AsyncBaseTransport | None = None,
         signed_transport: httpx.AsyncBaseTransport | None = None,
+        budget: RequestBudget | None = None,
     ) -> None:
         parsed = urlsplit(base_url)
         if parsed.scheme not in ("https", "http") or not parsed.hostname:
@@ -156,6 +163,9 @@ class Transport:
         self._signed_transport = signed_transport
         self._bare: httpx.AsyncClient | None = None
         self.last_request_id: str | None = None
+        self.budget = budget if budget is not None else RequestBudget()
+        """The background request budget: it hears every answer of the service (rate-limit
+        headers, 429s); pollers wait on it before they ask."""
 
     def __repr__(self) -> str:  # never show the key
         return f"Transport({self.base_url!r})"
@@ -237,8 +247,9 @@ class Transport:
                     continue
                 raise
             self.last_request_id = response.request_id or self.last_request_id
+            retry_after = parse_retry_after(response.headers.get("retry-after"))
+            self.budget.observe(response.status, response.headers, retry_after)
             if response.status >= 400:
-                retry_after = parse_retry_after(response.headers.get("retry-after"))
                 if (
                     retryable
                     and attempt < self.policy.max_retries

@@ -37,6 +37,7 @@ from .errors import (
     UploadError,
     error_from_response,
 )
+from .inputs import body_of, build_input
 from .models import EpisodeImageResult, Source, UploadReservation, UploadReservationInput, UploadSlot
 from .models.files import (
     JPEG,
@@ -54,11 +55,10 @@ from .models.files import (
     sniff_mime,
 )
 from .models.limits import MAX_UPLOAD_BYTES, MIN_UPLOAD_BYTES
-from .resources.base import body_of, build_input
+from .response import parse_data
 from .transport import MAX_REDIRECTS
 
 if TYPE_CHECKING:
-    from .resources.base import Resource
     from .transport import Transport
 
 __all__ = [
@@ -425,36 +425,34 @@ async def _send_file(
         raise error_from_response(response.status, response.content, response.headers)
 
 
-async def complete_upload(resource: Resource, source_id: str) -> Source:
+async def complete_upload(transport: Transport, source_id: str) -> Source:
     """Complete an upload, retrying on faults.
 
     Safe to repeat (spec 3.2): completing a source that is already ``processing`` or ``completed``
     returns its current record, so a completion whose answer was lost (connection dropped, 5xx,
     429) is simply sent again. A 409 means another completion is still running: wait and ask again.
     """
-    transport = resource._transport
     policy = transport.policy
     attempts = max(3, policy.max_retries)
     for attempt in range(attempts + 1):
         try:
             response = await transport.request("POST", f"/v1/sources/{source_id}/complete-upload")
-            return resource._data(response, Source)
+            return parse_data(response, Source)
         except (APIConnectionError, RateLimitedError, ServerError, ConflictError) as exc:
             if attempt >= attempts:
                 raise
-            retry_after = exc.retry_after if isinstance(exc, RateLimitedError) else None
-            await asyncio.sleep(policy.delay(attempt, retry_after))
+            await asyncio.sleep(policy.delay(attempt, exc.retry_after))
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-async def discard_source(resource: Resource, source_id: str) -> None:
+async def discard_source(transport: Transport, source_id: str) -> None:
     """Best effort: delete the source of a slot that was replaced or abandoned (it never got its bytes)."""
     with contextlib.suppress(CastdeckError):  # tidying up only; the upload itself goes on
-        await resource._transport.request("DELETE", f"/v1/sources/{source_id}", expect_body=False)
+        await transport.request("DELETE", f"/v1/sources/{source_id}", expect_body=False)
 
 
 async def upload_source(
-    resource: Resource,
+    transport: Transport,
     path: Path,
     *,
     title: str | None = None,
@@ -469,16 +467,15 @@ async def upload_source(
     file is closed and the source stays ``awaiting_upload``.
     """
     local = await asyncio.to_thread(check_source_file, Path(path), prepare_visuals=prepare_visuals)
-    transport = resource._transport
     reporter = _Progress(progress, local.size)
     fresh = 0
     while True:
         # Reservation is an unkeyed write: never repeated automatically.
-        reservation = await reserve_upload(resource, local, title=title, prepare_visuals=prepare_visuals)
+        reservation = await reserve_upload(transport, local, title=title, prepare_visuals=prepare_visuals)
         source_id = reservation.source.id
         try:
             await _send_file(transport, reservation.upload, local, reporter, chunk_size)
-            return await complete_upload(resource, source_id)
+            return await complete_upload(transport, source_id)
         except SlotExpired:
             pass
         except UnprocessableError:
@@ -491,11 +488,11 @@ async def upload_source(
                 path=str(local.path),
             )
         fresh += 1
-        await discard_source(resource, source_id)
+        await discard_source(transport, source_id)
 
 
 async def reserve_upload(
-    resource: Resource, local: LocalFile, *, title: str | None = None, prepare_visuals: bool = False
+    transport: Transport, local: LocalFile, *, title: str | None = None, prepare_visuals: bool = False
 ) -> UploadReservation:
     """``POST /v1/sources/uploads`` for a checked file: the source (``awaiting_upload``) and its slot.
 
@@ -510,8 +507,8 @@ async def reserve_upload(
     if title is not None:
         fields["title"] = title
     payload = build_input(UploadReservationInput, None, fields)
-    answer = await resource._transport.request("POST", "/v1/sources/uploads", json_body=body_of(payload))
-    return resource._data(answer, UploadReservation)
+    answer = await transport.request("POST", "/v1/sources/uploads", json_body=body_of(payload))
+    return parse_data(answer, UploadReservation)
 
 
 # --- episode images ---------------------------------------------------------------------------------------------
@@ -525,14 +522,14 @@ def _read_all(local: LocalFile) -> bytes:
     return content
 
 
-async def upload_episode_image(resource: Resource, path_str: str, path: Path) -> EpisodeImageResult:
+async def upload_episode_image(transport: Transport, path_str: str, path: Path) -> EpisodeImageResult:
     """``PUT`` a cover image's bytes to ``path_str`` (an API call, with credentials; not repeated)."""
     local = await asyncio.to_thread(check_image_file, Path(path))
     content = await asyncio.to_thread(_read_all, local)
-    response = await resource._transport.request(
+    response = await transport.request(
         "PUT", path_str, content=content, headers={"Content-Type": local.mime_type}
     )
-    return resource._data(response, EpisodeImageResult)
+    return parse_data(response, EpisodeImageResult)
 
 
 # --- signed downloads -------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,8 +21,21 @@ from ..models import (
     WordTimestamps,
 )
 from ..pagination import AsyncPaginator
+from ..polling import episode_running, poll
+from ..response import ApiResponse
 from ..transport import new_idempotency_key
+from ..uploads import upload_episode_image
 from .base import Accepted, Resource, body_of, build_input, check_uuid
+
+
+class EpisodesWithRawResponse:
+    """``client.episodes.with_raw_response``: reads that keep the answer's status and headers."""
+
+    def __init__(self, episodes: EpisodesResource) -> None:
+        self._episodes = episodes
+
+    async def get(self, episode_id: str) -> ApiResponse[Episode]:
+        return await self._episodes._get_response(self._episodes._path(episode_id), Episode)
 
 
 class EpisodesResource(Resource):
@@ -114,9 +128,7 @@ class EpisodesResource(Resource):
 
     async def upload_image(self, episode_id: str, path: str | Path) -> EpisodeImageResult:
         """Upload a JPEG, PNG or WebP cover (at most 10 MB), checked locally first."""
-        from ..uploads import upload_episode_image
-
-        return await upload_episode_image(self, self._path(episode_id, "/image"), Path(path))
+        return await upload_episode_image(self._transport, self._path(episode_id, "/image"), Path(path))
 
     async def wait(
         self,
@@ -130,11 +142,20 @@ class EpisodesResource(Resource):
         Reaching ``timeout`` raises :class:`~castdeck.api.polling.StillRunning`: the generation
         goes on at the service; stopping the poll cancels nothing.
         """
-        from ..polling import wait_for_episode
-
-        return await wait_for_episode(
-            self, check_uuid(episode_id, "episode_id"), timeout=timeout, on_update=on_update
+        path = self._path(episode_id)
+        return await poll(
+            f"episode {episode_id}",
+            lambda: self._get_response(path, Episode),
+            running=episode_running,
+            timeout=timeout,
+            budget=self._client.budget,
+            on_update=on_update,
         )
+
+    @cached_property
+    def with_raw_response(self) -> EpisodesWithRawResponse:
+        """The same reads, answering :class:`ApiResponse` (status, headers, request id beside the model)."""
+        return EpisodesWithRawResponse(self)
 
     @staticmethod
     def _path(episode_id: str, suffix: str = "") -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel
@@ -21,8 +22,23 @@ from ..models import (
     parse_video_create,
 )
 from ..pagination import AsyncPaginator
+from ..polling import media_running, poll
+from ..response import ApiResponse
 from ..transport import new_idempotency_key
 from .base import Accepted, Resource, body_of, check_id, parse_input
+
+
+class MediaWithRawResponse:
+    """``client.videos.with_raw_response`` (and shorts, voiceovers): reads with status and headers."""
+
+    def __init__(self, media: MediaResource) -> None:
+        self._media = media
+
+    async def get(self, media_id: str) -> ApiResponse[MediaJob]:
+        return await self._media._get_response(self._media._path(media_id), MediaJob)
+
+    async def status(self, media_id: str) -> ApiResponse[MediaStatus]:
+        return await self._media._get_response(self._media._path(media_id, "/status"), MediaStatus)
 
 
 class MediaResource(Resource):
@@ -69,11 +85,20 @@ class MediaResource(Resource):
         on_update: Callable[[MediaStatus], Any] | None = None,
     ) -> MediaStatus:
         """Poll the status until the job is completed or failed, as the service's hints allow."""
-        from ..polling import wait_for_media
-
-        return await wait_for_media(
-            self, check_id(media_id, "media_id"), timeout=timeout, on_update=on_update
+        path = self._path(media_id, "/status")
+        return await poll(
+            f"{self.collection[:-1] or 'media'} {media_id}",
+            lambda: self._get_response(path, MediaStatus),
+            running=media_running,
+            timeout=timeout,
+            budget=self._client.budget,
+            on_update=on_update,
         )
+
+    @cached_property
+    def with_raw_response(self) -> MediaWithRawResponse:
+        """The same reads, answering :class:`ApiResponse` (status, headers, request id beside the model)."""
+        return MediaWithRawResponse(self)
 
     def _path(self, media_id: str, suffix: str = "") -> str:
         return f"/v1/{self.collection}/{check_id(media_id, 'media_id')}{suffix}"
