@@ -158,7 +158,8 @@ class CastdeckApp:
     def _open_window(self, connection: Connection) -> None:
         self.session = self._new_session(connection)
         start_pane = os.environ.get(STARTUP_PROBE) or MainWindow.remembered_pane() or "Episodes"
-        self.window = MainWindow(self.session, start_pane=start_pane)
+        assert self.background is not None
+        self.window = MainWindow(self.session, self.background, start_pane=start_pane)
         self.window.restore_geometry()
         self.window.closing.connect(self.finished.set)
         self.window.switchProfileRequested.connect(lambda: tasks.start(self.switch_profile()))
@@ -204,9 +205,9 @@ class CastdeckApp:
         if old_background is not None:
             await old_background.close()  # stored as it is; resumed when that profile is opened again
         self.session = self._new_session(connection)
-        self.window.set_session(self.session)
-        tasks.start(self.session.start(), on_error=self._connect_failed, name="connect")
         assert self.background is not None
+        self.window.set_session(self.session, self.background)
+        tasks.start(self.session.start(), on_error=self._connect_failed, name="connect")
         self.background.start()
         if old is not None:
             await old.close()

@@ -81,24 +81,28 @@ async def open_session(base_url: str, cache: Cache, *, name: str = "Sandbox", ke
 
 
 @pytest_asyncio.fixture
-async def session(sandbox: RunningSandbox, cache: Cache, tmp_path: Path) -> AsyncIterator[Session]:
-    """A connected session with its background work (jobs, outbox, uploads), as the app makes it;
-    ``Background.of(session)`` finds the latter."""
+async def connected(
+    sandbox: RunningSandbox, cache: Cache, tmp_path: Path
+) -> AsyncIterator[tuple[Session, Background]]:
+    """A connected session with its background work (jobs, outbox, uploads), as the app makes them."""
     opened = await open_session(sandbox.base_url, cache)
     background = Background(opened, tmp_path / "background")
     background.start()
-    yield opened
+    yield opened, background
     await settle()
     await background.close()
     await opened.close()
 
 
 @pytest.fixture
-def background(session: Session) -> Background:
-    """The background work of the ``session`` fixture."""
-    found = Background.of(session)
-    assert found is not None
-    return found
+def session(connected: tuple[Session, Background]) -> Session:
+    return connected[0]
+
+
+@pytest.fixture
+def background(connected: tuple[Session, Background]) -> Background:
+    """The background work of the ``session`` fixture (given to panes and windows explicitly)."""
+    return connected[1]
 
 
 async def settle() -> None:

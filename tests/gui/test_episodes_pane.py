@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from castdeck.api import NotFoundError
 from castdeck.api.models import Episode, Podcast
+from castdeck.services.background import Background
 from castdeck.services.session import Session
 from castdeck.ui.dialogs.episode_dialogs import EpisodeCreateDialog, EpisodeEditDialog, PublishDialog
 from castdeck.ui.panes.episodes import EpisodesPane, generation_text
@@ -20,9 +21,11 @@ from tests.gui.conftest import answer_confirmation, until
 from tests.gui.test_podcasts_pane import first_host, new_podcast, quiet
 
 
-async def make_pane(qtbot: QtBot, session: Session, podcast: Podcast | None = None) -> EpisodesPane:
+async def make_pane(
+    qtbot: QtBot, session: Session, background: Background, podcast: Podcast | None = None
+) -> EpisodesPane:
     """The pane, shown, filtered to ``podcast`` when given, with its first page read."""
-    pane = EpisodesPane(session)
+    pane = EpisodesPane(session, background)
     qtbot.addWidget(pane)
     pane.resize(1100, 700)
     await pane.podcast_filter.wait_loaded()
@@ -54,13 +57,13 @@ def link_targets(widget: QWidget) -> dict[str, str]:
 
 @pytest.mark.asyncio
 async def test_episodes_filter_page_and_show_details(
-    qtbot: QtBot, session: Session, shot, qtmodeltester
+    qtbot: QtBot, session: Session, background: Background, shot, qtmodeltester
 ) -> None:
     podcast = await new_podcast(session, f"Paging show {uuid.uuid4().hex[:6]}")
     for i in range(7):
         await session.client.episodes.create(podcast_id=podcast.id, title=f"Part {i}")
 
-    pane = EpisodesPane(session)
+    pane = EpisodesPane(session, background)
     pane.page_size = 5
     qtbot.addWidget(pane)
     pages: list[int] = []

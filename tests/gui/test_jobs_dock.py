@@ -31,8 +31,8 @@ def unique(text: str) -> str:
     return f"{text} {uuid.uuid4().hex[:6]}"
 
 
-def open_window(qtbot: QtBot, session: Session) -> MainWindow:
-    window = MainWindow(session, start_pane="Account")
+def open_window(qtbot: QtBot, session: Session, background: Background) -> MainWindow:
+    window = MainWindow(session, background, start_pane="Account")
     qtbot.addWidget(window)
     window.resize(1400, 860)
     window.show()

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
+from castdeck.services.background import Background
 from castdeck.services.session import Session
 from castdeck.ui.main_window import MainWindow
 from castdeck.ui.pane import ResourcePane
@@ -59,8 +60,8 @@ def unnamed_controls(root: QWidget) -> list[str]:
     return missing
 
 
-async def open_window(qtbot: QtBot, session: Session) -> MainWindow:
-    window = MainWindow(session)
+async def open_window(qtbot: QtBot, session: Session, background: Background) -> MainWindow:
+    window = MainWindow(session, background)
     qtbot.addWidget(window)
     window.resize(1400, 860)
     window.show()
@@ -156,12 +157,14 @@ async def test_a_dark_system_palette_reaches_every_part(qtbot: QtBot, session: S
 
 
 @pytest.mark.asyncio
-async def test_the_window_comes_back_as_it_was_left(qtbot: QtBot, session: Session) -> None:
+async def test_the_window_comes_back_as_it_was_left(
+    qtbot: QtBot, session: Session, background: Background
+) -> None:
     first = await open_window(qtbot, session)
     first.jobs_dock.show()
     first.show_pane("Voices")
     first.close()
-    second = MainWindow(session, start_pane=MainWindow.remembered_pane())
+    second = MainWindow(session, background, start_pane=MainWindow.remembered_pane())
     qtbot.addWidget(second)
     second.restore_geometry()
     second.show()

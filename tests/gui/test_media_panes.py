@@ -354,7 +354,7 @@ async def test_validation_blocks_bad_input(qtbot: QtBot, session: Session, shot)
     await drain()
 
 
-def record_keys(session: Session) -> dict[str, str]:
+def record_keys(session: Session, background: Background) -> dict[str, str]:
     """Each outbox entry's idempotency key, by entry id, as the outbox stores them."""
     background = Background.of(session)
     assert background is not None

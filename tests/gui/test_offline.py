@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from castdeck.services.background import Background
 from castdeck.services.session import ConnectionState
 from castdeck.store.cache import Cache
 from castdeck.ui.main_window import MainWindow
@@ -31,7 +32,8 @@ async def test_cached_data_offline_and_recovery(
     data = tmp_path / "service"
     service = sandbox_factory("--port", str(port), "--speed", "50", data_dir=data)
     session = await open_session(service.base_url, cache)
-    window = MainWindow(session)
+    background = Background(session, tmp_path / "background")
+    window = MainWindow(session, background)
     qtbot.addWidget(window)
     window.show()
     voices = window.show_pane("Voices")
@@ -65,4 +67,5 @@ async def test_cached_data_offline_and_recovery(
     hosts = window.show_pane("Hosts")
     await until(lambda: not hosts.model.offline and hosts.new_button.isEnabled())
     await settle()
+    await background.close()
     await session.close()

@@ -13,14 +13,17 @@ from pytestqt.qtbot import QtBot
 
 from castdeck.api import NotFoundError
 from castdeck.api.models import Source
+from castdeck.services.background import Background
 from castdeck.services.session import Session
 from castdeck.ui.dialogs.source_dialog import SourceDialog
 from castdeck.ui.panes.sources import SourcesPane, metadata_summary
 from tests.gui.conftest import answer_confirmation, check_pages_by_two, quiet, shown_pane, until
 
 
-async def open_pane(qtbot: QtBot, session: Session, poll_interval: float = 0.2) -> SourcesPane:
-    pane = SourcesPane(session)
+async def open_pane(
+    qtbot: QtBot, session: Session, background: Background, poll_interval: float = 0.2
+) -> SourcesPane:
+    pane = SourcesPane(session, background)
     pane.poll_interval = poll_interval
     return await shown_pane(qtbot, pane)
 
@@ -248,5 +251,5 @@ async def test_dropping_a_file_uploads_it_as_a_source(qtbot: QtBot, session: Ses
 
 
 @pytest.mark.asyncio
-async def test_the_list_pages(qtbot: QtBot, session: Session, qtmodeltester) -> None:
-    await check_pages_by_two(qtbot, SourcesPane(session), qtmodeltester)
+async def test_the_list_pages(qtbot: QtBot, session: Session, background: Background, qtmodeltester) -> None:
+    await check_pages_by_two(qtbot, SourcesPane(session, background), qtmodeltester)

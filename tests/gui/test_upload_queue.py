@@ -93,8 +93,8 @@ def drop_on(widget: QWidget, paths: list[Path], *, direct: Any = None) -> None:
     assert event.isAccepted()
 
 
-async def open_sources(qtbot: QtBot, session: Session) -> SourcesPane:
-    pane = SourcesPane(session)
+async def open_sources(qtbot: QtBot, session: Session, background: Background) -> SourcesPane:
+    pane = SourcesPane(session, background)
     pane.poll_interval = 0.3
     return await shown_pane(qtbot, pane)
 
@@ -330,9 +330,9 @@ def test_formats() -> None:
 
 @pytest.mark.asyncio
 async def test_visuals_dropped_on_the_voiceover_dialog_are_uploaded_and_ticked(
-    qtbot: QtBot, session: Session, fast: Background, tmp_path: Path, shot
+    qtbot: QtBot, session: Session, background: Background, fast: Background, tmp_path: Path, shot
 ) -> None:
-    pane = VoiceoversPane(session)
+    pane = VoiceoversPane(session, background)
     qtbot.addWidget(pane)
     pane.resize(1100, 700)
     pane.show()

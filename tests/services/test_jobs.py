@@ -143,6 +143,7 @@ async def test_episode_tracked_to_completed_honouring_hints(
     tracker.jobChanged.connect(changes.append)
     tracker.jobFinished.connect(finished.append)
     job = tracker.track("episode", episode_id, title="Tide pools", first_poll_after=retry_after)
+    await tracker.flush()  # written on the disk thread, before the first poll
     stored = store.get("Sandbox", "episode", episode_id)
     assert stored is not None and stored.state == "running" and stored.title == "Tide pools"
 
@@ -209,7 +210,7 @@ async def test_tracking_resumes_after_a_restart(
     first = JobTracker(session, store, default_interval=INTERVAL)
     first.track("episode", episode_id, title="Lighthouses", first_poll_after=retry_after)
     await asyncio.sleep(0.3)
-    await first.close()  # the app quits mid-way
+    await first.close()  # the app quits mid-way (its writes land on disk first)
     assert first.following == 0
     left = store.list("Sandbox", active_only=True)
     assert [j.resource_id for j in left] == [episode_id] and left[0].state == "running"
@@ -218,11 +219,11 @@ async def test_tracking_resumes_after_a_restart(
     second = JobTracker(session, reopened, default_interval=INTERVAL)
     finished: list[Job] = []
     second.jobFinished.connect(finished.append)
-    resumed = second.resume()
+    resumed = await second.resume()
     assert [j.resource_id for j in resumed] == [episode_id] and resumed[0].title == "Lighthouses"
     await until(lambda: finished, timeout=120)
     assert finished[0].state == "completed"
-    assert second.resume() == []  # nothing left to resume
+    assert await second.resume() == []  # nothing left to resume
     await second.close()
     reopened.close()
     await settle()

@@ -13,14 +13,17 @@ import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 import pytest_asyncio
 
 from castdeck.api import CastdeckError, Client
+from castdeck.services.jobs import JobTracker
 from castdeck.services.outbox import Outbox
 from castdeck.services.session import Session
+from castdeck.store.background import BackgroundStore
 from castdeck.store.cache import Cache
 from castdeck.store.outbox import OutboxEntry, OutboxStore
 from tests.conftest import RunningSandbox
@@ -79,10 +82,35 @@ class FaultyTransport(httpx.AsyncBaseTransport):
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[OutboxStore]:
-    opened = OutboxStore(tmp_path / "outbox.sqlite3")
+def shared(tmp_path: Path) -> Iterator[BackgroundStore]:
+    """The one database of jobs and the outbox, as the app opens it."""
+    opened = BackgroundStore(tmp_path / "background.sqlite3")
     yield opened
     opened.close()
+
+
+@pytest.fixture
+def store(shared: BackgroundStore) -> OutboxStore:
+    return shared.outbox
+
+
+def outbox_of(session: Session, store: OutboxStore, **kwargs: Any) -> Outbox:
+    """An outbox with the tracker its accepted writes are handed to (sharing the store's database)."""
+    assert store.jobs is not None
+    tracker = JobTracker(session, store.jobs)
+    outbox = Outbox(session, store, tracker, **kwargs)
+    trackers.append(tracker)
+    return outbox
+
+
+trackers: list[JobTracker] = []
+
+
+@pytest_asyncio.fixture(autouse=True)
+async def _close_trackers() -> AsyncIterator[None]:
+    yield
+    while trackers:
+        await trackers.pop().close()
 
 
 @pytest_asyncio.fixture
@@ -123,7 +151,7 @@ async def test_lost_answer_is_resent_with_the_same_key_and_creates_one_episode(
 ) -> None:
     session, transport = counted
     podcast_id = await fresh_podcast(session.client)
-    outbox = Outbox(session, store, base_delay=60.0)  # the timer stays out of the way; flush() resends
+    outbox = outbox_of(session, store, base_delay=60.0)  # the timer stays out of the way; flush() resends
     seen = history(outbox)
     accepted: list[tuple[OutboxEntry, object]] = []
     outbox.accepted.connect(lambda entry, answer: accepted.append((entry, answer)))
@@ -176,7 +204,7 @@ async def test_unsent_entry_is_sent_by_the_next_start(
     down = FaultyTransport()
     down.refuse.add(("POST", "/v1/videos"))
     first = await session_through(sandbox.base_url, cache, down)
-    outbox = Outbox(first, store, base_delay=60.0)
+    outbox = outbox_of(first, store, base_delay=60.0)
     entry = outbox.submit("media_create", {"prompt": prompt}, collection="videos")
     await until(
         lambda: (store.get(entry.id) or entry).attempts == 1 and state_of(store, entry.id)() == "pending"
@@ -192,7 +220,7 @@ async def test_unsent_entry_is_sent_by_the_next_start(
     up = FaultyTransport()
     second = await session_through(sandbox.base_url, cache, up)
     try:
-        restarted = Outbox(second, store)
+        restarted = outbox_of(second, store)
         flushed = restarted.flush()
         assert flushed is not None
         answered = await flushed
@@ -226,7 +254,7 @@ async def test_entry_left_sending_by_a_crash_is_resent(
         "Sandbox", "episode_generate", {"podcast_id": podcast_id, "prompt": prompt}, "k-" + uuid.uuid4().hex
     )
     store.mark_sending(crashed.id)
-    outbox = Outbox(session, store)
+    outbox = outbox_of(session, store)
     flushed = outbox.flush()
     assert flushed is not None
     await flushed
@@ -246,7 +274,7 @@ async def test_rejected_write_is_recorded_and_never_resent(
     counted: tuple[Session, FaultyTransport], store: OutboxStore
 ) -> None:
     session, transport = counted
-    outbox = Outbox(session, store, base_delay=0.05)  # a resend would come fast if one were scheduled
+    outbox = outbox_of(session, store, base_delay=0.05)  # a resend would come fast if one were scheduled
     bad_style = outbox.submit(
         "media_create", {"prompt": "A video in a style that does not exist.", "style_id": "baroque"},
         collection="videos",
@@ -284,7 +312,7 @@ async def test_server_faults_keep_the_entry_pending_until_the_timer_resends(
     """No connection: pending; the backoff timer resends with the same key once the path works."""
     session, transport = counted
     transport.refuse.add(("POST", "/v1/shorts"))
-    outbox = Outbox(session, store, base_delay=0.2, max_delay=0.5)
+    outbox = outbox_of(session, store, base_delay=0.2, max_delay=0.5)
     prompt = f"Thirty seconds on sea glass ({uuid.uuid4().hex[:8]})."
     entry = outbox.submit(
         "media_create", {"prompt": prompt, "target_duration_seconds": 30}, collection="shorts"
@@ -308,7 +336,7 @@ async def test_media_retry_entries_each_have_a_new_key(
     counted: tuple[Session, FaultyTransport], store: OutboxStore
 ) -> None:
     session, transport = counted
-    outbox = Outbox(session, store, base_delay=60.0)
+    outbox = outbox_of(session, store, base_delay=60.0)
     created = outbox.submit(
         "media_create",
         {
@@ -378,7 +406,7 @@ async def test_a_write_that_cannot_be_stored_first_is_never_sent(
     counted: tuple[Session, FaultyTransport], store: OutboxStore
 ) -> None:
     session, transport = counted
-    outbox = Outbox(session, store)
+    outbox = outbox_of(session, store)
     fill_up(store)
     seen = history(outbox)
     entry = outbox.submit("media_create", {"prompt": "A video that has no room on disk"}, collection="videos")

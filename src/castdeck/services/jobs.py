@@ -1,16 +1,17 @@
-"""The job tracker: follows every long-running thing the app started or found running.
+"""The job tracker: the one holder of the state of every long-running thing the app follows.
 
-Episodes (``generation.state`` and phase), videos, shorts and voiceovers (status and phase) and
-sources being processed are polled as the service asks: never earlier than ``Retry-After``,
-``poll_after_seconds`` or the ``first_poll_after`` the caller got with the 202 (5 s without a
-hint). Faults (no answer, 5xx, 429, a broken answer) are waited out with capped exponential
-backoff (a 429's ``Retry-After`` when given). While the session is not online the tracker pauses
-(the session probes on its own) and resumes when it is back. At the local deadline a job becomes
-``still_running``: still running on the service, not cancelled (the service has no cancel);
-:meth:`JobTracker.check_again` follows it again.
+Episodes being generated, publishes waiting for rendering, Video/Short/Voiceover jobs and
+sources being processed are each followed by :func:`castdeck.api.polling.poll` (the one poll
+loop: never earlier than ``Retry-After``, ``poll_after_seconds`` or the 202's ``first_poll_after``;
+faults backed off; every poll waiting its turn in the client's shared request budget). While the
+session is not online the tracker pauses (the session probes on its own). At the local deadline a
+job becomes ``still_running``: still running on the service, not cancelled (the service has no
+cancel); :meth:`JobTracker.check_again` follows it again.
 
-Every job is stored before it is polled, so :meth:`JobTracker.resume` picks the profile's running
-jobs up again after a restart.
+Panes, the Jobs dock and dialogs never poll: they read :meth:`JobTracker.job` and listen to
+:attr:`JobTracker.jobChanged`. State lives in memory here and is written to the store on the
+session's disk thread, in order (the UI thread never waits on the disk); a job is stored before
+its first poll, so :meth:`JobTracker.resume` picks the profile's running jobs up after a restart.
 """
 
 from __future__ import annotations
@@ -18,23 +19,32 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
 import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from castdeck.api import APIConnectionError, ApiError, NotFoundError
-from castdeck.api.errors import InvalidResponseError, RateLimitedError, ServerError, parse_retry_after
+from castdeck.api import ApiError, ApiResponse, Client, ForbiddenError, NotFoundError, UnauthorizedError
 from castdeck.api.models import Episode, MediaStatus, Source
-from castdeck.api.polling import MAX_POLL_INTERVAL, backoff_delay, sleep_until
-from castdeck.api.transport import RawResponse
-from castdeck.store.jobs import JOB_KINDS, Job, JobStore
+from castdeck.api.polling import MAX_POLL_INTERVAL, StillRunning, episode_running, media_running, poll
+from castdeck.store.jobs import Job, JobStore
+from castdeck.store.kinds import JOB_KINDS, MEDIA_KINDS, collection_of
 
+from .messages import error_text, problem_text
 from .session import Session
 from .tasks import tasks
 
-__all__ = ["DEFAULT_DEADLINE", "DEFAULT_POLL_INTERVAL", "Job", "JobTracker", "still_running_text"]
+__all__ = [
+    "DEFAULT_DEADLINE",
+    "DEFAULT_POLL_INTERVAL",
+    "Finish",
+    "Job",
+    "JobTracker",
+    "job_text",
+    "still_running_text",
+]
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +53,33 @@ DEFAULT_POLL_INTERVAL = 5.0
 DEFAULT_DEADLINE = 1800.0
 """Seconds a job is followed before it is reported ``still_running``."""
 
-MEDIA_KINDS = {"video": "videos", "short": "shorts", "voiceover": "voiceovers"}
+
+@dataclass(frozen=True)
+class Finish:
+    """What a kind's finishing step decided once its poll ended: the job's new fields, and when
+    ``again_after`` is set, to follow it again after that many seconds (a publish that met 422)."""
+
+    update: dict[str, Any]
+    again_after: float | None = None
+
+
+Finisher = Callable[[Job, Any], Awaitable[Finish]]
+
+
+def job_text(job: Job) -> str:
+    """The state of a job in a sentence (cards, the details of a pane)."""
+    name = job.title or job.kind.capitalize()
+    if job.state == "still_running":
+        return still_running_text(job)
+    if job.state == "failed":
+        return f"{name} failed: {job.error or 'no reason given'}"
+    if job.state == "completed":
+        return f"{name} has finished."
+    if job.extra.get("accepting"):
+        return f"{name} is being accepted by the service; Castdeck follows it (it will not be started twice)."
+    phase = (job.phase or "").replace("_", " ")
+    progress = f" {job.progress:.0f}%" if job.progress is not None else ""
+    return f"{name}: {phase or 'running'}{progress}".strip()
 
 
 def still_running_text(job: Job) -> str:
@@ -52,7 +88,7 @@ def still_running_text(job: Job) -> str:
 
 
 class JobTracker(QObject):
-    """Polls tracked jobs of one session's profile; emits every change and every end."""
+    """Follows the jobs of one session's profile; emits every change and every end."""
 
     jobChanged = Signal(object)  # Job
     jobFinished = Signal(object)  # Job: completed or failed
@@ -72,8 +108,10 @@ class JobTracker(QObject):
         self.deadline = deadline
         self.default_interval = default_interval
         self._jobs: dict[tuple[str, str], Job] = {}
-        self._due: dict[tuple[str, str], float] = {}  # monotonic: no poll before this
+        self._loaded = False
         self._pollers: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self._writes: set[asyncio.Task[Any]] = set()
+        self._finishers: dict[str, Finisher] = {}
         self._online = asyncio.Event()
         self._closed = False
         if session.online:
@@ -86,6 +124,10 @@ class JobTracker(QObject):
         return self.session.profile.name
 
     # --- public --------------------------------------------------------------------------------------------
+
+    def set_finisher(self, kind: str, finisher: Finisher) -> None:
+        """The step that ends a ``kind`` job once its poll ended (the publish service's attempt)."""
+        self._finishers[kind] = finisher
 
     def track(
         self,
@@ -100,26 +142,42 @@ class JobTracker(QObject):
         """Store the job, then follow it (no poll before ``first_poll_after`` seconds, e.g. the
         202's ``Retry-After``). Tracking a job already followed only updates its title.
         ``extra`` is kept with the job (how it was sent, links); polls add to it."""
+        return self.follow(self.new_job(kind, resource_id, title=title, first_poll_after=first_poll_after,
+                                        request_id=request_id, extra=extra))  # fmt: skip
+
+    def new_job(
+        self,
+        kind: str,
+        resource_id: str,
+        *,
+        title: str | None = None,
+        first_poll_after: float | None = None,
+        request_id: str | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> Job:
+        """A running job as :meth:`track` would store it (the outbox stores it itself, in the same
+        transaction as the accepted write, then hands it to :meth:`follow`)."""
         if kind not in JOB_KINDS:
             raise ValueError(f"unknown job kind {kind!r}")
-        key = (kind, resource_id)
-        current = self._jobs.get(key)
-        if current is not None and key in self._pollers:
-            if title and title != current.title:
-                current = self._save(current.evolve(title=title))
-            return current
-        delay = self.default_interval if first_poll_after is None else _hint(first_poll_after)
-        delay += _spread(delay)
         now = time.time()
-        job = Job(
+        delay = self.default_interval if first_poll_after is None else _hint(first_poll_after)
+        return Job(
             self.profile, kind, resource_id, title=title, state="running", request_id=request_id,
             started_at=now, next_poll_at=now + delay, deadline_at=now + self.deadline,
-            extra=dict(extra or {}),
+            extra=dict(extra or {}), updated_at=now,
         )  # fmt: skip
-        job = self._save(job)  # stored before the first request
-        self._due[key] = time.monotonic() + delay
+
+    def follow(self, job: Job, *, stored: bool = False) -> Job:
+        """Follow ``job`` (``stored``: it is already in the store, written with the write that
+        started it). A job already followed only takes the new title."""
+        key = (job.kind, job.resource_id)
+        current = self._jobs.get(key)
+        if current is not None and key in self._pollers:
+            if job.title and job.title != current.title:
+                current = self._save(current.evolve(title=job.title))
+            return current
+        job = self._save(job, persist=not stored)  # stored before the first request
         self._start(key)
-        self.jobChanged.emit(job)  # its card shows at once, before the first poll
         return job
 
     def check_again(self, job: Job, *, deadline: float | None = None) -> Job:
@@ -128,47 +186,61 @@ class JobTracker(QObject):
         if key in self._pollers:
             return self._jobs[key]
         now = time.time()
-        current = self._jobs.get(key) or self.store.get(self.profile, job.kind, job.resource_id) or job
-        wait = max(0.0, current.next_poll_at - now)
-        fresh = current.evolve(
-            state="running",
-            error=None,
-            next_poll_at=now + wait,
-            deadline_at=now + (deadline or self.deadline),
-        )
-        fresh = self._save(fresh)
-        self._due[key] = time.monotonic() + wait
+        current = self._jobs.get(key) or job
+        fresh = self._save(
+            current.evolve(
+                state="running", error=None, next_poll_at=max(now, current.next_poll_at),
+                deadline_at=now + (deadline or self.deadline),
+            )
+        )  # fmt: skip
         self._start(key)
-        self.jobChanged.emit(fresh)
         return fresh
 
-    def resume(self) -> list[Job]:
+    async def load(self) -> list[Job]:
+        """Read the profile's stored jobs (on the disk thread); once, before anything else."""
+        if not self._loaded:
+            stored = await self.session.on_disk(self.store.list, self.profile)
+            for job in stored:
+                key = (job.kind, job.resource_id)
+                if key not in self._jobs:
+                    self._jobs[key] = job
+                    self.jobChanged.emit(job)
+            self._loaded = True
+        return self.jobs()
+
+    async def resume(self) -> list[Job]:
         """Follow the profile's stored running jobs again (after a restart). A job whose deadline
         passed while the app was closed gets a fresh one; stored poll times are still honoured."""
+        await self.load()
         resumed = []
         now = time.time()
-        for job in self.store.list(self.profile, active_only=True):
-            key = (job.kind, job.resource_id)
-            if key in self._pollers:
+        for key, job in list(self._jobs.items()):
+            if job.state != "running" or key in self._pollers or self._closed:
                 continue
             if job.deadline_at <= now:
                 job = self._save(job.evolve(deadline_at=now + self.deadline))
-            else:
-                self._jobs[key] = job
-            self._due[key] = time.monotonic() + max(0.0, job.next_poll_at - now)
             self._start(key)
             resumed.append(job)
         return resumed
 
+    def stop(self, job: Job, reason: str) -> Job:
+        """Stop following ``job`` and end it as ``failed`` with ``reason`` (a publish the user
+        stopped waiting for). Nothing is cancelled on the service."""
+        key = (job.kind, job.resource_id)
+        poller = self._pollers.pop(key, None)
+        if poller is not None:
+            poller.cancel()
+        return self._save(self._jobs.get(key, job).evolve(state="failed", error=reason))
+
     def jobs(self) -> list[Job]:
-        """Every stored job of the profile (running, ended, still running)."""
-        return self.store.list(self.profile)
+        """Every known job of the profile (running, ended, still running), oldest first."""
+        return sorted(self._jobs.values(), key=lambda job: job.started_at)
 
     def job(self, kind: str, resource_id: str) -> Job | None:
-        return self._jobs.get((kind, resource_id)) or self.store.get(self.profile, kind, resource_id)
+        return self._jobs.get((kind, str(resource_id)))
 
     def is_following(self, kind: str, resource_id: str) -> bool:
-        return (kind, resource_id) in self._pollers
+        return (kind, str(resource_id)) in self._pollers
 
     def forget(self, job: Job) -> None:
         """Remove a job that is not being followed (a finished card the user closed)."""
@@ -176,18 +248,23 @@ class JobTracker(QObject):
         if key in self._pollers:
             raise ValueError("the job is still being followed")
         self._jobs.pop(key, None)
-        self._due.pop(key, None)
-        self.store.remove(self.profile, job.kind, job.resource_id)
+        self._write(self.store.remove, self.profile, job.kind, job.resource_id)
 
     def clear_finished(self) -> int:
-        for key, job in list(self._jobs.items()):
-            if job.finished:
-                del self._jobs[key]
-        return self.store.clear_finished(self.profile)
+        finished = [key for key, job in self._jobs.items() if job.finished]
+        for key in finished:
+            del self._jobs[key]
+        self._write(self.store.clear_finished, self.profile)
+        return len(finished)
 
     @property
     def following(self) -> int:
         return len(self._pollers)
+
+    async def flush(self) -> None:
+        """Wait until every change so far is on disk."""
+        while self._writes:
+            await asyncio.gather(*list(self._writes), return_exceptions=True)
 
     async def close(self) -> None:
         """Stop following (jobs stay stored as they are, to resume later). Nothing keeps running."""
@@ -201,6 +278,7 @@ class JobTracker(QObject):
         if pollers:
             await asyncio.gather(*pollers, return_exceptions=True)
         self._pollers.clear()
+        await self.flush()
 
     # --- internals -----------------------------------------------------------------------------------------
 
@@ -213,10 +291,22 @@ class JobTracker(QObject):
     def _on_reconnected(self) -> None:
         self._online.set()
 
-    def _save(self, job: Job) -> Job:
-        stored = self.store.upsert(job)
-        self._jobs[(job.kind, job.resource_id)] = stored
-        return stored
+    def _write(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Write to the store on the disk thread (one thread: writes land in the order made)."""
+        task = tasks.start(self.session.on_disk(fn, *args), name="store job")
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
+
+    def _save(self, job: Job, *, persist: bool = True, emit: bool = True) -> Job:
+        job = job.evolve(updated_at=time.time())
+        self._jobs[(job.kind, job.resource_id)] = job
+        if persist:
+            self._write(self.store.upsert, job)
+        if emit:
+            self.jobChanged.emit(job)
+            if job.finished:
+                self.jobFinished.emit(job)
+        return job
 
     def _start(self, key: tuple[str, str]) -> None:
         if self._closed:
@@ -229,133 +319,123 @@ class JobTracker(QObject):
         if self._pollers.get(key) is task:
             del self._pollers[key]
 
-    def _emit(self, job: Job) -> None:
-        self.jobChanged.emit(job)
-        if job.finished:
-            self.jobFinished.emit(job)
-
-    async def _follow(self, key: tuple[str, str]) -> None:
-        faults = 0
-        while True:
-            job = self._jobs[key]
-            deadline = time.monotonic() + max(0.0, job.deadline_at - time.time())
-            due = self._due.get(key, time.monotonic())
-            if due >= deadline:
-                await sleep_until(deadline)
-                self._stop_still_running(key)
-                return
-            await sleep_until(due)
-            if not self._online.is_set():
-                log.info("pausing %s %s while offline", *key)
-                remaining = deadline - time.monotonic()
-                try:
-                    async with asyncio.timeout(max(0.0, remaining)):
-                        await self._online.wait()
-                except TimeoutError:
-                    self._stop_still_running(key)
-                    return
-                continue  # check the hint and the deadline again
-            try:
-                update, hint = await self._poll(self._jobs[key])
-            except (APIConnectionError, ServerError, RateLimitedError, InvalidResponseError) as error:
-                retry_after = error.retry_after if isinstance(error, RateLimitedError) else None
-                if retry_after is None and isinstance(error, ServerError):
-                    retry_after = parse_retry_after(error.headers.get("retry-after"))
-                delay = backoff_delay(faults, retry_after)
-                faults += 1
-                log.info("poll of %s %s failed (%s); next in %.1f s", *key, error, delay)
-                self._schedule(key, delay)
-                continue
-            except NotFoundError as error:
-                self._end(key, "failed", f"It no longer exists on the service: {error}", error.request_id)
-                return
-            except ApiError as error:
-                if error.status in (401, 403):
-                    self._schedule(key, backoff_delay(faults, None))  # the session is rejected: paused
-                    faults += 1
-                    continue
-                self._end(key, "failed", str(error), error.request_id)
-                return
-            faults = 0
-            job = self._jobs[key]
-            if "extra" in update:
-                update["extra"] = {**job.extra, **update["extra"]}
-            changed = job.evolve(**update)
-            if changed.state != "running":
-                self._save(changed.evolve(next_poll_at=time.time()))
-                self._due.pop(key, None)
-                self._release(key)
-                self._emit(self._jobs[key])
-                return
-            delay = self.default_interval if hint is None else hint
-            self._schedule(key, delay + _spread(delay), changed)
-            self._emit(self._jobs[key])
-
-    def _schedule(self, key: tuple[str, str], delay: float, job: Job | None = None) -> None:
-        self._due[key] = time.monotonic() + delay
-        base = job or self._jobs[key]
-        self._save(base.evolve(next_poll_at=time.time() + delay))
-
     def _release(self, key: tuple[str, str]) -> None:
         """The poller is ending: no longer following, before anyone hears of the end (a "Check
         again" or a dismissal that follows at once must see the job as not followed)."""
         if self._pollers.get(key) is asyncio.current_task():
             del self._pollers[key]
 
-    def _stop_still_running(self, key: tuple[str, str]) -> None:
-        job = self._save(self._jobs[key].evolve(state="still_running"))
-        log.info("%s", still_running_text(job))
+    def _end(self, key: tuple[str, str], **update: Any) -> None:
         self._release(key)
-        self._emit(job)
+        self._save(self._jobs[key].evolve(**update))
 
-    def _end(self, key: tuple[str, str], state: str, error: str | None, request_id: str | None) -> None:
-        job = self._save(self._jobs[key].evolve(state=state, error=error, request_id=request_id))
-        self._due.pop(key, None)
-        self._release(key)
-        self._emit(job)
+    async def _ready(self) -> None:
+        await self._online.wait()
 
-    async def _poll(self, job: Job) -> tuple[dict[str, Any], float | None]:
-        """One observation: the job's new fields and the service's hint (seconds) for the next."""
-        client = self.session.client
-        transport = client.transport
-        if job.kind == "episode":
-            response = await self.session.guard(transport.request("GET", f"/v1/episodes/{job.resource_id}"))
-            return _episode_update(client.episodes._data(response, Episode), response), _retry_after(response)
-        if job.kind == "source":
-            response = await self.session.guard(transport.request("GET", f"/v1/sources/{job.resource_id}"))
-            return _source_update(client.sources._data(response, Source), response), _retry_after(response)
-        collection = MEDIA_KINDS[job.kind]
-        resource = getattr(client, collection)
-        response = await self.session.guard(
-            transport.request("GET", f"/v1/{collection}/{job.resource_id}/status")
-        )
-        status: MediaStatus = resource._data(response, MediaStatus)
-        hints = [h for h in (_retry_after(response), _seconds(status.poll_after_seconds)) if h]
-        return _media_update(status, response), (max(hints) if hints else None)
+    async def _follow(self, key: tuple[str, str]) -> None:
+        kind, resource_id = key
+        while True:
+            job = self._jobs[key]
+            now = time.time()
+            try:
+                observed = await poll(
+                    f"{kind} {resource_id}",
+                    lambda: self.session.guard(_fetch(self.session.client, kind, resource_id)),
+                    running=_RUNNING[kind],
+                    timeout=job.deadline_at - now,
+                    first_delay=max(0.0, job.next_poll_at - now),
+                    budget=self.session.client.budget,
+                    ready=self._ready,
+                    on_update=lambda observation: self._observed(key, observation),
+                    on_schedule=lambda delay: self._scheduled(key, delay),
+                    default_interval=self.default_interval,
+                    jitter=True,
+                )
+            except StillRunning:
+                self._end(key, state="still_running")
+                log.info("%s", job_text(self._jobs[key]))
+                return
+            except (UnauthorizedError, ForbiddenError):
+                continue  # the key was refused: the session is not online, so the next poll waits
+            except NotFoundError as error:
+                if self._jobs[key].extra.get("accepting"):
+                    self._scheduled(key, self.default_interval)  # named by a 409, not visible yet
+                    continue
+                self._end(key, state="failed", error=f"It no longer exists on the service: {error_text(error)}",
+                          request_id=error.request_id)  # fmt: skip
+                return
+            except ApiError as error:
+                self._end(key, state="failed", error=error_text(error), request_id=error.request_id)
+                return
+            finisher = self._finishers.get(kind)
+            if finisher is None:
+                self._release(key)
+                return  # the last observation ended the job (see _observed)
+            finish = await finisher(self._jobs[key], observed)
+            if finish.again_after is None:
+                self._end(key, **finish.update)
+                return
+            self._save(self._jobs[key].evolve(**finish.update))
+            self._scheduled(key, finish.again_after)
+
+    def _observed(self, key: tuple[str, str], observation: Any) -> None:
+        job = self._jobs[key]
+        update = _UPDATES[job.kind](observation)
+        extra = {k: v for k, v in job.extra.items() if k != "accepting"}
+        update["extra"] = {**extra, **update.get("extra", {})}
+        if job.kind in self._finishers:
+            update.pop("state", None)  # its finisher decides how it ends
+        changed = job.evolve(**update, request_id=_request_id(observation) or job.request_id)
+        if changed.state != "running":
+            self._release(key)
+        self._save(changed)
+
+    def _scheduled(self, key: tuple[str, str], delay: float) -> None:
+        job = self._jobs.get(key)
+        if job is not None and job.state == "running":
+            self._save(job.evolve(next_poll_at=time.time() + delay), emit=False)
 
 
-def _spread(delay: float) -> float:
-    """A little later than the hint, at random (up to 10 %, at most a second): jobs started together
-    would otherwise all poll in the same instant, and their answers arrive in one burst."""
-    return random.uniform(0.0, min(1.0, delay * 0.1))
+# --- what each kind polls, and what an observation means --------------------------------------------------
+
+
+def _fetch(client: Client, kind: str, resource_id: str) -> Awaitable[ApiResponse[Any]]:
+    if kind in ("episode", "publish"):
+        return client.episodes.with_raw_response.get(resource_id)
+    if kind == "source":
+        return client.sources.with_raw_response.get(resource_id)
+    media = {"videos": client.videos, "shorts": client.shorts, "voiceovers": client.voiceovers}
+    return media[collection_of(kind)].with_raw_response.status(resource_id)
+
+
+def _source_running(source: Source) -> bool:
+    return source.status not in ("completed", "error")
+
+
+_RUNNING: dict[str, Callable[[Any], bool]] = {
+    "episode": episode_running,
+    "publish": episode_running,  # publishing waits until rendering ends, then its finisher publishes
+    "source": _source_running,
+    **dict.fromkeys(MEDIA_KINDS, media_running),
+}
+
+
+def _request_id(observation: Any) -> str | None:
+    value = getattr(observation, "_request_id", None)
+    return value if isinstance(value, str) else None
 
 
 def _hint(seconds: float) -> float:
     return min(max(float(seconds), 0.0), MAX_POLL_INTERVAL)
 
 
-def _retry_after(response: RawResponse) -> float | None:
-    value = parse_retry_after(response.headers.get("retry-after"))
-    return None if value is None else _hint(value)
-
-
-def _seconds(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+def _progress(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return _hint(value) if value > 0 else None
+    return min(max(float(value), 0.0), 100.0)
 
 
-def _episode_update(episode: Episode, response: RawResponse) -> dict[str, Any]:
+def _episode_update(episode: Episode) -> dict[str, Any]:
     generation = episode.generation
     state_of = generation.state if generation is not None else None
     if state_of is None:
@@ -363,7 +443,6 @@ def _episode_update(episode: Episode, response: RawResponse) -> dict[str, Any]:
     update: dict[str, Any] = {
         "phase": generation.phase if generation is not None else None,
         "progress": _progress(generation.progress_pct if generation is not None else None),
-        "request_id": response.request_id,
         "extra": {k: v for k, v in {"audio_url": episode.audio_url, "url": episode.url}.items() if v},
     }
     if episode.title:
@@ -376,25 +455,32 @@ def _episode_update(episode: Episode, response: RawResponse) -> dict[str, Any]:
     return update
 
 
-def _media_update(status: MediaStatus, response: RawResponse) -> dict[str, Any]:
+def _publish_update(episode: Episode) -> dict[str, Any]:
+    generation = episode.generation
+    return {
+        "phase": "waiting for rendering" if episode_running(episode) else "publishing",
+        "progress": _progress(generation.progress_pct if generation is not None else None),
+    }
+
+
+def _media_update(status: MediaStatus) -> dict[str, Any]:
     extra_fields = status.model_extra or {}
     update: dict[str, Any] = {
         "phase": status.phase,
         "progress": _progress(extra_fields.get("progress_pct")),  # not in the spec; used when sent
-        "request_id": response.request_id,
         "extra": {k: v for k, v in {"studio_url": status.studio_url}.items() if v},
     }
     if status.status == "completed":
         update.update(state="completed", progress=100.0, error=None)
     elif status.status == "failed":
-        update.update(state="failed", error=_error_text(status.error) or "The job failed.")
+        update.update(state="failed", error=problem_text(status.error) or "The job failed.")
     elif status.status == "idle":
         update.update(state="failed", error="The job has not started (idle); retry it to start it.")
     return update
 
 
-def _source_update(source: Source, response: RawResponse) -> dict[str, Any]:
-    update: dict[str, Any] = {"phase": source.status, "request_id": response.request_id}
+def _source_update(source: Source) -> dict[str, Any]:
+    update: dict[str, Any] = {"phase": source.status}
     if source.title:
         update["title"] = source.title
     if source.status == "completed":
@@ -404,18 +490,9 @@ def _source_update(source: Source, response: RawResponse) -> dict[str, Any]:
     return update
 
 
-def _progress(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return min(max(float(value), 0.0), 100.0)
-
-
-def _error_text(error: object) -> str | None:
-    if error is None:
-        return None
-    if isinstance(error, dict):
-        for name in ("message", "detail", "title", "code"):
-            if isinstance(error.get(name), str):
-                return str(error[name])
-        return str(error)
-    return str(error)
+_UPDATES: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "episode": _episode_update,
+    "publish": _publish_update,
+    "source": _source_update,
+    **dict.fromkeys(MEDIA_KINDS, _media_update),
+}

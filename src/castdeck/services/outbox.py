@@ -7,6 +7,14 @@ pending; it is resent with the SAME key when the session reconnects, on :meth:`O
 the service creates the work exactly once. A 4xx (a 409 conflict too) marks it rejected with the
 service's message and request id; it is never resent (correcting it means a new write with a new
 key). 401/403 say nothing about the write (the key was refused): the entry stays pending.
+
+One 409 is not a refusal: ``recovery.action = poll_content`` with ``idempotency_key = reuse`` says an
+earlier send of the same write is still being accepted (its answer was lost). The entry is then
+accepted-pending: it follows the resource the 409 names, or is sent again later with the SAME key
+when none is named; it never asks the user to start again (a new key would charge twice).
+
+When the service accepts a write, the entry becomes ``sent`` and its tracked job is stored in the
+same transaction, then handed to the :class:`~castdeck.services.jobs.JobTracker`.
 """
 
 from __future__ import annotations
@@ -14,8 +22,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import logging
-import random
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
@@ -23,26 +31,36 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from castdeck.api import (
-    APIConnectionError,
+    Accepted,
     ApiError,
     CastdeckError,
     Client,
     ForbiddenError,
     InputValidationError,
-    InvalidResponseError,
-    RateLimitedError,
-    ServerError,
     UnauthorizedError,
+    is_transient,
     new_idempotency_key,
 )
-from castdeck.api.errors import parse_retry_after
-from castdeck.api.resources.base import Accepted
+from castdeck.api.retry import backoff_delay
+from castdeck.store.jobs import Job
+from castdeck.store.kinds import kind_of
 from castdeck.store.outbox import REJECTED, OutboxEntry, OutboxStore
 
+from .jobs import JobTracker
+from .messages import error_text
 from .session import ConnectionState, Session
 from .tasks import TaskRunner, tasks
 
-__all__ = ["BASE_DELAY", "MAX_DELAY", "MAX_IN_FLIGHT", "Outbox", "Sent"]
+__all__ = [
+    "BASE_DELAY",
+    "MAX_DELAY",
+    "MAX_IN_FLIGHT",
+    "Outbox",
+    "Sent",
+    "job_kind_of",
+    "title_of",
+    "unresolved_acceptance",
+]
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +71,26 @@ MAX_DELAY = 300.0
 """Resend backoff after a fault: 2, 4, 8, ... seconds (with jitter), at most this; or the Retry-After given."""
 
 
+def job_kind_of(entry: OutboxEntry) -> str:
+    """The kind of job an outbox write starts."""
+    if entry.kind in ("episode_generate", "episode_import"):
+        return "episode"
+    return kind_of(entry.collection or "videos")
+
+
+def title_of(entry: OutboxEntry, limit: int = 60) -> str:
+    """A short name for the job a write starts, from what the user typed."""
+    noun = job_kind_of(entry).capitalize()
+    body = entry.body or {}
+    text = body.get("title") or body.get("prompt") or body.get("direction") or body.get("script_text")
+    if not isinstance(text, str) or not text.strip():
+        if entry.kind == "media_retry":
+            return f"{noun} (retry)"
+        return f"New {noun.lower()}"
+    line = " ".join(text.split())
+    return f"{noun}: {line[: limit - 1] + '…' if len(line) > limit else line}"
+
+
 @dataclass(frozen=True)
 class Sent:
     """What one attempt came to: the entry as stored after it, and the answer or the error."""
@@ -60,12 +98,17 @@ class Sent:
     entry: OutboxEntry
     accepted: Accepted[Any] | None = None
     error: CastdeckError | None = None
+    job: Job | None = None
+    """The tracked job the write started (also when a 409 named it while it was being accepted)."""
 
-    def outcome(self) -> Accepted[Any] | None:
-        """The accepted answer; ``None`` when no answer came (the entry is resent by itself);
-        raises the refusal (the entry is rejected and never resent)."""
+    def outcome(self) -> Accepted[Any] | Job | None:
+        """The accepted answer; the followed job when the service named it while still accepting
+        it (409); ``None`` when no answer came (the entry is resent by itself); raises the refusal
+        (the entry is rejected and never resent)."""
         if self.accepted is not None:
             return self.accepted
+        if self.job is not None:
+            return self.job
         if self.entry.state == REJECTED and self.error is not None:
             raise self.error
         return None
@@ -80,6 +123,7 @@ class Outbox(QObject):
         self,
         session: Session,
         store: OutboxStore,
+        tracker: JobTracker,
         *,
         runner: TaskRunner = tasks,
         base_delay: float = BASE_DELAY,
@@ -89,6 +133,7 @@ class Outbox(QObject):
         super().__init__(parent)
         self._session = session
         self._store = store
+        self._tracker = tracker
         self._runner = runner
         self._base_delay = base_delay
         self._max_delay = max_delay
@@ -268,15 +313,6 @@ class Outbox(QObject):
             failure = error
             # The key was refused, not the write: keep it for when a working key is in place.
             entry = await self._record_fault(entry, error, schedule=False)
-        except (APIConnectionError, ServerError, RateLimitedError, InvalidResponseError) as error:
-            failure = error
-            entry = await self._record_fault(entry, error, schedule=True)
-        except ApiError as error:
-            failure = error
-            entry = await self._session.on_disk(
-                self._store.mark_rejected, entry.id, _message(error), error.request_id, _problem(error)
-            )
-            log.info("outbox %s %s rejected: %s", entry.kind, entry.id, error)
         except InputValidationError as error:
             failure = error
             # Refused before sending (it could never be sent as it is).
@@ -286,29 +322,86 @@ class Outbox(QObject):
                  "errors": [e.model_dump(mode="json") for e in error.errors]},
             )  # fmt: skip
         except CastdeckError as error:
+            if isinstance(error, ApiError) and unresolved_acceptance(error):
+                return await self._accepting(entry, error)
             failure = error
-            entry = await self._record_fault(entry, error, schedule=True)
+            if isinstance(error, ApiError) and not is_transient(error):
+                entry = await self._session.on_disk(
+                    self._store.mark_rejected, entry.id, error_text(error), error.request_id, _problem(error)
+                )
+                log.info("outbox %s %s rejected: %s", entry.kind, entry.id, error)
+            else:  # no usable answer: the write may or may not have arrived; resend with the same key
+                entry = await self._record_fault(entry, error, schedule=True)
         else:
-            entry = await self._session.on_disk(
-                self._store.mark_sent, entry.id, accepted.data.id, accepted.request_id
-            )
-            self._faults = 0
-            self.entryChanged.emit(entry)
-            self.accepted.emit(entry, accepted)
-            return Sent(entry, accepted=accepted)
+            return await self._sent(entry, str(accepted.data.id), accepted)
         self.entryChanged.emit(entry)
         return Sent(entry, error=failure)
+
+    async def _sent(
+        self, entry: OutboxEntry, resource_id: str, accepted: Accepted[Any] | None, *, accepting: bool = False
+    ) -> Sent:
+        """The service has the write: the entry becomes ``sent`` and its job is stored in the same
+        transaction (a crash between the two cannot lose the job), then followed."""
+        data = getattr(accepted, "data", None)
+        extra: dict[str, Any] = {
+            "outbox_entry": entry.id,
+            "attempts": entry.attempts,
+            "idempotency_key": entry.idempotency_key,
+            "retry": entry.kind == "media_retry",
+        }
+        if entry.collection:
+            extra["collection"] = entry.collection
+        if accepting:
+            extra["accepting"] = True
+        job = self._tracker.new_job(
+            job_kind_of(entry),
+            resource_id,
+            title=getattr(data, "title", None) or title_of(entry),
+            first_poll_after=accepted.retry_after if accepted is not None else None,
+            request_id=accepted.request_id if accepted is not None else entry.request_id,
+            extra=extra,
+        )
+        request_id = accepted.request_id if accepted is not None else entry.request_id
+        stored = await self._session.on_disk(
+            functools.partial(self._store.mark_sent, entry.id, resource_id, request_id, job=job)
+        )
+        self._faults = 0
+        self.entryChanged.emit(stored)
+        self._tracker.follow(job, stored=True)
+        self.accepted.emit(stored, accepted)
+        return Sent(stored, accepted=accepted, job=job)
+
+    async def _accepting(self, entry: OutboxEntry, error: ApiError) -> Sent:
+        """409 ``poll_content``/``reuse``: the service is still accepting this very write (an earlier
+        send whose answer was lost). Never a refusal and never "start again" (a new key would start
+        a second generation): follow the resource it names, or, when it names none, send again
+        later with the same key."""
+        resource_id = error.resource_id or (entry.resource_id if entry.kind == "media_retry" else None)
+        if resource_id:
+            log.info(
+                "outbox %s %s: still being accepted as %s; following it", entry.kind, entry.id, resource_id
+            )
+            return await self._sent(entry, resource_id, None, accepting=True)
+        stored = await self._session.on_disk(
+            self._store.mark_failed_attempt, entry.id,
+            "The service is still accepting this request; Castdeck asks again with the same key, so it starts "
+            "only once.", error.request_id,
+        )  # fmt: skip
+        wait = error.recovery.poll_after_seconds if error.recovery is not None else None
+        self._schedule(float(wait) if isinstance(wait, int | float) else error.retry_after)
+        self.entryChanged.emit(stored)
+        return Sent(stored, error=error)
 
     async def _record_fault(self, entry: OutboxEntry, error: CastdeckError, *, schedule: bool) -> OutboxEntry:
         request_id = getattr(error, "request_id", None)
         stored = await self._session.on_disk(
-            self._store.mark_failed_attempt, entry.id, _message(error), request_id
+            self._store.mark_failed_attempt, entry.id, error_text(error), request_id
         )
         log.info(
             "outbox %s %s: no answer (%s); resending later with the same key", entry.kind, entry.id, error
         )
         if schedule:
-            self._schedule(_retry_after(error))
+            self._schedule(error.retry_after)
         return stored
 
     def _call(self, entry: OutboxEntry) -> Any:
@@ -331,11 +424,13 @@ class Outbox(QObject):
     def _schedule(self, retry_after: float | None) -> None:
         if self._closed:
             return
-        if retry_after is not None:
-            delay = min(max(retry_after, 0.0), self._max_delay)
-        else:
-            ceiling = min(self._max_delay, self._base_delay * (2**self._faults))
-            delay = random.uniform(ceiling / 2, ceiling)
+        delay = backoff_delay(
+            self._faults,
+            retry_after,
+            base=self._base_delay,
+            cap=self._max_delay,
+            max_retry_after=self._max_delay,
+        )
         self._faults += 1
         remaining = self._timer.remainingTime() / 1000 if self._timer.isActive() else None
         if remaining is None or delay < remaining:
@@ -349,13 +444,15 @@ class Outbox(QObject):
         self.flush()
 
 
-def _message(error: CastdeckError) -> str:
-    if isinstance(error, ApiError):
-        text = error.detail or error.title or str(error)
-        if error.errors:
-            text += " (" + "; ".join(f"{e.field or 'body'}: {e.message}" for e in error.errors) + ")"
-        return f"{error.status}: {text}"
-    return str(error) or type(error).__name__
+def unresolved_acceptance(error: ApiError) -> bool:
+    """A 409 saying an earlier send of this write is still being accepted (spec 4.6)."""
+    recovery = error.recovery
+    return (
+        error.status == 409
+        and recovery is not None
+        and recovery.action == "poll_content"
+        and recovery.idempotency_key in (None, "reuse")
+    )
 
 
 def _problem(error: ApiError) -> dict[str, Any]:
@@ -370,11 +467,3 @@ def _problem(error: ApiError) -> dict[str, Any]:
         if error.recovery is not None
         else None,
     }
-
-
-def _retry_after(error: CastdeckError) -> float | None:
-    if isinstance(error, RateLimitedError):
-        return error.retry_after
-    if isinstance(error, ServerError):
-        return parse_retry_after(error.headers.get("retry-after"))
-    return None

@@ -36,6 +36,7 @@ from castdeck.api.uploads import (
 )
 from castdeck.store.uploads import UploadItem
 
+from .messages import error_text
 from .upload_files import check_file, file_problem
 
 if TYPE_CHECKING:
@@ -83,14 +84,7 @@ class Stopped(Exception):
 
 def describe_error(error: CastdeckError) -> str:
     """An error as a sentence for the item's row."""
-    if isinstance(error, UploadError):
-        return error.reason[:1].upper() + error.reason[1:] + "."
-    if isinstance(error, ApiError):
-        text = error.detail or error.title or str(error)
-        if error.errors:
-            text += " (" + "; ".join(f"{e.field or 'body'}: {e.message}" for e in error.errors) + ")"
-        return text
-    return str(error) or type(error).__name__
+    return error_text(error, status=False)
 
 
 class TransferSteps:
@@ -196,10 +190,14 @@ class TransferSteps:
         await self._set(
             item_id, state="uploading", sent=0, error=None, source_id=None, slot=None, reserving=True
         )
-        resource = self._session.client.sources
         try:
             reservation: UploadReservation = await self._session.guard(
-                reserve_upload(resource, local, title=item.title, prepare_visuals=item.prepare_visuals),
+                reserve_upload(
+                    self._session.client.transport,
+                    local,
+                    title=item.title,
+                    prepare_visuals=item.prepare_visuals,
+                ),
                 write=True,
             )
         except (APIConnectionError, ServerError, InvalidResponseError) as error:
@@ -267,7 +265,7 @@ class TransferSteps:
         assert item.source_id is not None
         try:
             return await self._session.guard(
-                complete_upload(self._session.client.sources, item.source_id), write=True
+                complete_upload(self._session.client.transport, item.source_id), write=True
             )
         except UnprocessableError as error:
             if item.slot is not None and slot_expired(item.slot.get("expires_at")):

@@ -428,7 +428,7 @@ class UploadQueue(TransferSteps, QObject):
     def _discard(self, source_id: str) -> None:
         """Delete an unused source, best effort, in the background."""
         if not self._closed:
-            self._spawn(discard_source(self._session.client.sources, source_id), name="upload discard")
+            self._spawn(discard_source(self._session.client.transport, source_id), name="upload discard")
 
     def _stop_worker(self, item_id: str) -> None:
         task = self._running.get(item_id)

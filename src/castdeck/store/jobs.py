@@ -13,11 +13,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .sqlite import SqliteStore
+from .kinds import JOB_KINDS
+from .sqlite import Migration, SqliteStore
 
 __all__ = ["ACTIVE_STATES", "FINISHED_STATES", "JOB_KINDS", "JOB_STATES", "Job", "JobStore"]
 
-JOB_KINDS = ("episode", "video", "short", "voiceover", "source")
 JOB_STATES = ("running", "completed", "failed", "still_running")
 ACTIVE_STATES = frozenset({"running"})
 """States the tracker polls (``still_running`` waits for "check again")."""
@@ -92,26 +92,39 @@ class Job:
         return replace(self, **changes)
 
 
-class JobStore(SqliteStore):
-    """One SQLite file holding the tracked jobs of every profile."""
+MIGRATIONS = [Migration(1, "jobs", SCHEMA)]
 
-    def __init__(self, path: Path | str) -> None:
-        super().__init__(path, SCHEMA)
+
+class JobStore(SqliteStore):
+    """The tracked jobs of every profile: a file of its own, or a table of a shared database
+    (``shared``: the :class:`~castdeck.store.background.BackgroundStore`)."""
+
+    def __init__(self, path: Path | str | None = None, *, shared: SqliteStore | None = None) -> None:
+        if shared is not None:
+            self._share(shared)
+        elif path is not None:
+            super().__init__(path, MIGRATIONS)
+        else:
+            raise TypeError("a JobStore needs a path or a shared store")
 
     def upsert(self, job: Job) -> Job:
         """Insert or replace the job (``updated_at`` is set now); returns the stored job."""
+        with self._lock:
+            return self.upsert_unlocked(job)
+
+    def upsert_unlocked(self, job: Job) -> Job:
+        """:meth:`upsert` for a caller that holds the lock (inside its own transaction)."""
         if job.kind not in JOB_KINDS:
             raise ValueError(f"unknown job kind {job.kind!r}")
         if job.state not in JOB_STATES:
             raise ValueError(f"unknown job state {job.state!r}")
-        stored = job.evolve(updated_at=time.time())
+        stored = job if job.updated_at else job.evolve(updated_at=time.time())
         row = (
             stored.profile, stored.kind, stored.resource_id, stored.title, stored.state, stored.phase,
             stored.progress, stored.error, stored.request_id, stored.started_at, stored.next_poll_at,
             stored.deadline_at, stored.updated_at, json.dumps(stored.extra, separators=(",", ":")),
         )  # fmt: skip
-        with self._lock:
-            self._db.execute(f"INSERT OR REPLACE INTO jobs ({COLUMNS}) VALUES ({', '.join('?' * 14)})", row)
+        self._db.execute(f"INSERT OR REPLACE INTO jobs ({COLUMNS}) VALUES ({', '.join('?' * 14)})", row)
         return stored
 
     def get(self, profile: str, kind: str, resource_id: str) -> Job | None:

@@ -12,11 +12,14 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .sqlite import SqliteStore
+from .jobs import Job, JobStore
+from .kinds import MEDIA_COLLECTIONS
+from .sqlite import Migration, SqliteStore
 
 __all__ = ["KINDS", "STATES", "OutboxEntry", "OutboxStore"]
 
@@ -24,7 +27,6 @@ KINDS = frozenset({"episode_generate", "episode_import", "media_create", "media_
 """What an entry sends: ``episodes.generate``, ``episodes.import_script``, ``<collection>.create``,
 ``<collection>.retry(resource_id)``."""
 
-MEDIA_COLLECTIONS = frozenset({"videos", "shorts", "voiceovers"})
 
 PENDING = "pending"
 SENDING = "sending"
@@ -51,6 +53,8 @@ CREATE TABLE IF NOT EXISTS outbox (
 );
 CREATE INDEX IF NOT EXISTS outbox_by_profile ON outbox (profile, state, created_at);
 """
+
+MIGRATIONS = [Migration(1, "outbox", SCHEMA)]
 
 _COLUMNS = (
     "id, profile, kind, collection, body, idempotency_key, state, attempts, last_error, problem,"
@@ -111,9 +115,26 @@ def _entry(row: tuple[Any, ...]) -> OutboxEntry:
 class OutboxStore(SqliteStore):
     """One SQLite file holding the outbox of every profile (thread-safe; short transactions)."""
 
-    def __init__(self, path: Path | str) -> None:
-        # FULL: an entry must survive a crash right after add() returned (its request is then sent).
-        super().__init__(path, SCHEMA, synchronous="FULL")
+    def __init__(
+        self,
+        path: Path | str | None = None,
+        *,
+        shared: SqliteStore | None = None,
+        jobs: JobStore | None = None,
+    ) -> None:
+        self._jobs = jobs
+        if shared is not None:
+            self._share(shared)
+        elif path is not None:
+            # FULL: an entry must survive a crash right after add() returned (its request is then sent).
+            super().__init__(path, MIGRATIONS, synchronous="FULL")
+        else:
+            raise TypeError("an OutboxStore needs a path or a shared store")
+
+    @property
+    def jobs(self) -> JobStore | None:
+        """The tracked jobs stored with this outbox's accepted entries (the shared database's)."""
+        return self._jobs
 
     # --- writing -------------------------------------------------------------------------------------------
 
@@ -174,11 +195,19 @@ class OutboxStore(SqliteStore):
         """A request is about to leave (counts an attempt)."""
         return self._update(entry_id, "state = ?, attempts = attempts + 1", (SENDING,))
 
-    def mark_sent(self, entry_id: str, resource_id: str, request_id: str | None = None) -> OutboxEntry:
+    def mark_sent(
+        self, entry_id: str, resource_id: str, request_id: str | None = None, *, job: Job | None = None
+    ) -> OutboxEntry:
+        """The service accepted the write. ``job``, the tracked job it started, is stored in the same
+        transaction (needs the shared database): a crash never leaves one without the other."""
+        jobs = self._jobs
+        if job is not None and jobs is None:
+            raise ValueError("storing the job with the entry needs the shared background database")
         return self._update(
             entry_id,
             "state = ?, resource_id = ?, request_id = COALESCE(?, request_id), last_error = NULL, problem = NULL",
             (SENT, resource_id, request_id),
+            also=(lambda: jobs.upsert_unlocked(job)) if job is not None and jobs is not None else None,
         )
 
     def mark_rejected(
@@ -252,14 +281,23 @@ class OutboxStore(SqliteStore):
 
     # --- internals -----------------------------------------------------------------------------------------
 
-    def _update(self, entry_id: str, assignments: str, values: tuple[Any, ...]) -> OutboxEntry:
+    def _update(
+        self,
+        entry_id: str,
+        assignments: str,
+        values: tuple[Any, ...],
+        *,
+        also: Callable[[], Any] | None = None,
+    ) -> OutboxEntry:
         with self._lock, self._transaction():
             cursor = self._db.execute(
                 f"UPDATE outbox SET {assignments}, updated_at = ? WHERE id = ?",
                 (*values, time.time(), entry_id),
             )
-        if cursor.rowcount == 0:
-            raise KeyError(entry_id)
+            if cursor.rowcount == 0:
+                raise KeyError(entry_id)
+            if also is not None:
+                also()
         return self._get_or_raise(entry_id)
 
     def _get_or_raise(self, entry_id: str) -> OutboxEntry:

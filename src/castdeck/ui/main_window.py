@@ -50,6 +50,7 @@ class MainWindow(QMainWindow):
     def __init__(
         self,
         session: Session,
+        background: Background,
         parent: QWidget | None = None,
         *,
         panes: list[PaneSpec] | None = None,
@@ -61,6 +62,7 @@ class MainWindow(QMainWindow):
         self.setMinimumSize(QSize(900, 560))
         self._specs = panes or pane_specs()
         self.session: Session | None = None
+        self.background: Background | None = None
         self._built: dict[int, QWidget] = {}
 
         central = QWidget(self)
@@ -119,11 +121,11 @@ class MainWindow(QMainWindow):
         self._build_actions()
         titles = [spec.title for spec in self._specs]
         self._start_row = titles.index(start_pane) if start_pane in titles else 0
-        self.set_session(session)
+        self.set_session(session, background)
 
     # --- panes ---------------------------------------------------------------------------------------------
 
-    def set_session(self, session: Session) -> None:
+    def set_session(self, session: Session, background: Background) -> None:
         """Show a (new) connection: panes are built anew for it."""
         current = self.sidebar.currentRow() if self.sidebar.currentRow() >= 0 else self._start_row
         while (old := self.stack.widget(0)) is not None:
@@ -133,6 +135,7 @@ class MainWindow(QMainWindow):
         self.sidebar.blockSignals(True)
         self.sidebar.clear()
         self.session = session
+        self.background = background
         for number, spec in enumerate(self._specs, start=1):
             self.stack.addWidget(QWidget(self.stack))  # the pane itself is built when first shown
             shortcut = f"Ctrl+{number % 10}" if number <= 10 else ""
@@ -141,7 +144,7 @@ class MainWindow(QMainWindow):
             item.setData(Qt.ItemDataRole.AccessibleTextRole, spec.title)
             self.sidebar.addItem(item)
         self.status.bind(session)
-        self.bind_background(Background.of(session))
+        self.bind_background(background)
         sandbox = session.profile.sandbox
         self.sandbox_strip.setVisible(sandbox)
         self.sandbox_strip.setText(
@@ -201,9 +204,9 @@ class MainWindow(QMainWindow):
     def _pane_at(self, row: int) -> QWidget:
         pane = self._built.get(row)
         if pane is None:
-            assert self.session is not None
+            assert self.session is not None and self.background is not None
             placeholder = self.stack.widget(row)
-            pane = self._specs[row].build(self.session, self.stack)
+            pane = self._specs[row].build(self.session, self.background, self.stack)
             self.stack.insertWidget(row, pane)
             if placeholder is not None:
                 self.stack.removeWidget(placeholder)

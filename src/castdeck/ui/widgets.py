@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from castdeck.api import ApiError, CastdeckError, InvalidResponseError
+from castdeck.api import CastdeckError
+from castdeck.services.messages import error_text
 
 __all__ = [
     "Banner",
@@ -34,17 +35,8 @@ __all__ = [
 
 def describe_error(error: BaseException) -> tuple[str, str | None]:
     """A message a creator can act on, and the request id to quote (when there is one)."""
-    request_id = getattr(error, "request_id", None)
-    if isinstance(error, ApiError):
-        text = error.detail or error.title or str(error)
-        if error.errors:
-            text += " (" + "; ".join(f"{e.field or 'request'}: {e.message}" for e in error.errors) + ")"
-        return f"{text} [HTTP {error.status}]", request_id
-    if isinstance(error, InvalidResponseError):
-        return f"The service sent an answer Castdeck cannot read: {error}", request_id
-    if isinstance(error, CastdeckError):
-        return str(error), request_id
-    return f"Something went wrong: {error}", None
+    request_id = getattr(error, "request_id", None) if isinstance(error, CastdeckError) else None
+    return error_text(error), request_id
 
 
 class Banner(QFrame):

@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QLabel, QPlainTextEdit, QSpinBox, QWidget
 
-from castdeck.api.models import Account, EpisodeAccepted, EpisodeGenerateInput, FieldError, Source
+from castdeck.api.models import Account, EpisodeGenerateInput, FieldError, Source
 from castdeck.api.models.limits import (
     CREDITS_PER_NARRATION_MINUTE,
     DEFAULT_EPISODE_LENGTH_MINUTES,
@@ -22,12 +22,12 @@ from castdeck.api.models.limits import (
     MIN_EPISODE_LENGTH_MINUTES,
     MIN_EPISODE_PROMPT_CHARS,
 )
-from castdeck.api.resources.base import Accepted, body_of
+from castdeck.api.resources.base import body_of
+from castdeck.services.background import Background
 from castdeck.services.session import Session
-from castdeck.store.outbox import OutboxEntry
+from castdeck.services.starting import Started
 
 from ..pickers import CheckPicker, ComboPicker, host_feed, host_label, podcast_feed, source_feed, source_label
-from ..start_job import start_job
 from .episode_dialogs import SessionDialog, podcast_label
 
 __all__ = ["GenerateDialog", "estimate_credits"]
@@ -49,8 +49,13 @@ class GenerateDialog(SessionDialog):
     or the kept :class:`OutboxEntry` when the service has not answered yet."""
 
     def __init__(
-        self, session: Session, podcast_id: str | None = None, parent: QWidget | None = None
+        self,
+        session: Session,
+        background: Background,
+        podcast_id: str | None = None,
+        parent: QWidget | None = None,
     ) -> None:
+        self.background = background
         super().__init__(
             session,
             "Generate an episode",
@@ -189,10 +194,8 @@ class GenerateDialog(SessionDialog):
 
     # --- sending -------------------------------------------------------------------------------------------
 
-    async def _send_generate(self, payload: EpisodeGenerateInput) -> Accepted[EpisodeAccepted] | OutboxEntry:
-        """The accepted episode, or the kept request when no answer came (it is resent by itself)."""
+    async def _send_generate(self, payload: EpisodeGenerateInput) -> Started:
+        """The accepted episode; the followed job when the service was still accepting an earlier
+        send of it; or the kept request when no answer came (it is resent by itself)."""
         self.attempts += 1
-        return await start_job(
-            self.session, "episode_generate", body_of(payload),
-            direct=lambda: self.session.call(lambda c: c.episodes.generate(payload), write=True),
-        )  # fmt: skip
+        return await self.background.starter.start("episode_generate", body_of(payload))

@@ -39,11 +39,11 @@ from castdeck.api.models.media import (
 )
 from castdeck.api.resources.base import body_of
 from castdeck.api.resources.media import MediaResource
+from castdeck.services.background import Background
 from castdeck.services.session import Session
 
 from ..forms import FieldRow, FormDialog
 from ..pickers import CheckPicker, ComboPicker, host_feed, host_label, source_feed, source_label
-from ..start_job import start_job
 from .visual_drop import VisualDrop
 
 __all__ = [
@@ -196,7 +196,12 @@ class MediaCreateDialog(FormDialog):
     kept :class:`OutboxEntry` when the service has not answered yet (the outbox resends it)."""
 
     def __init__(
-        self, session: Session, collection: str, options: MediaOptions, parent: QWidget | None = None
+        self,
+        session: Session,
+        background: Background,
+        collection: str,
+        options: MediaOptions,
+        parent: QWidget | None = None,
     ) -> None:
         self.info = COLLECTIONS[collection]
         super().__init__(
@@ -207,6 +212,7 @@ class MediaCreateDialog(FormDialog):
         )
         self.setObjectName(f"{collection}-create")
         self.session = session
+        self.background = background
         self.options = options
         self.attempts = 0
         self._fresh: set[str] = set()
@@ -362,7 +368,7 @@ class MediaCreateDialog(FormDialog):
         self._add_below(visuals_row, self.order)
         # files dropped on the list are uploaded as prepared visuals and ticked when ready
         self.visual_drop = VisualDrop(
-            self.session, self.visuals, label=visual_source_label, accepts=is_visual_source,
+            self.session, self.background, self.visuals, label=visual_source_label, accepts=is_visual_source,
             count=visual_count, parent=self,
         )  # fmt: skip
         holder_layout = self._holder_of(visuals_row).layout()
@@ -500,7 +506,6 @@ class MediaCreateDialog(FormDialog):
         """Through the outbox: the accepted job, or the kept request when no answer came (it is
         resent with its key by itself). A refusal raises here; correcting it sends a new key."""
         self.attempts += 1
-        return await start_job(
-            self.session, "media_create", body_of(payload), collection=self.info.name,
-            direct=lambda: self.session.call(lambda c: self.info.resource(c).create(payload), write=True),
-        )  # fmt: skip
+        return await self.background.starter.start(
+            "media_create", body_of(payload), collection=self.info.name
+        )

@@ -48,6 +48,7 @@ class VisualDrop(QWidget):
     def __init__(
         self,
         session: Session,
+        background: Background,
         picker: CheckPicker,
         *,
         label: Callable[[Source], str],
@@ -57,6 +58,7 @@ class VisualDrop(QWidget):
     ) -> None:
         super().__init__(parent)
         self.session = session
+        self.background = background
         self.picker = picker
         self._label, self._accepts, self._count = label, accepts, count
         self.items: list[UploadItem] = []  # dropped files in drop order (latest copy)
@@ -108,9 +110,7 @@ class VisualDrop(QWidget):
         return super().eventFilter(watched, event)
 
     def _queue(self) -> UploadQueue | None:
-        background = Background.of(self.session)
-        if background is None:
-            return None
+        background = self.background
         queue = background.uploads
         if self._connected is not queue:
             self._connected = queue

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from castdeck.services.background import job_kind_of, title_of
 from castdeck.services.jobs import still_running_text
+from castdeck.services.outbox import job_kind_of, title_of
 from castdeck.store.jobs import Job
 from castdeck.store.outbox import OutboxEntry
 
@@ -31,6 +31,7 @@ __all__ = ["ACTION_LABELS", "CardView", "JobCard", "elapsed_text", "entry_view",
 
 KIND_LABELS = {
     "episode": "Episode",
+    "publish": "Publish",
     "video": "Video",
     "short": "Short",
     "voiceover": "Voiceover",
@@ -56,7 +57,7 @@ RECOVERY_ADVICE = {
     "correct_input": "Correct the input and start it again (a new request with a new key).",
     "choose_characters": "Match the script's speakers to saved characters, then import it again.",
     "check_account": "Check the plan and the credit balance under Account, then start it again.",
-    "poll_content": "The service is still working on something this needs; wait, then start it again.",
+    "poll_content": "The service is still working on something this needs; wait, then try again.",
     "open_studio": "Finish this in the studio application.",
     "check_content": "Check the content the request refers to, then start it again.",
     "reconnect": "Reconnect, then start it again.",
@@ -126,8 +127,17 @@ def job_view(job: Job, *, online: bool = True) -> CardView:
         "key": job_key(kind, job.resource_id), "kind": kind, "title": title, "started_at": job.started_at,
         "request_id": job.request_id, "links": links,
     }  # fmt: skip
+    if job.state == "running" and job.extra.get("accepting"):
+        # A 409 said an earlier send of this write is still being accepted: followed, never restarted.
+        status = "Being accepted by the service"
+        if not online:
+            status += " · paused while the service cannot be reached"
+        detail = ("An earlier answer was lost on the way; the service is still accepting the request. "
+                  "Castdeck follows it; it starts only once.")  # fmt: skip
+        return CardView(state="running", status=status, progress=None, detail=detail, actions=("open",),
+                        **common)  # fmt: skip
     if job.state == "running":
-        doing = "Processing" if kind == "source" else "Generating"
+        doing = {"source": "Processing", "publish": "Publishing"}.get(kind, "Generating")
         status = doing + (f" — {humanize(job.phase)}" if job.phase and job.phase != "processing" else "")
         if job.progress is not None:
             status += f" ({job.progress:.0f}%)"
@@ -148,7 +158,9 @@ def job_view(job: Job, *, online: bool = True) -> CardView:
         if links.get("studio_url"):
             actions.append("studio")
         actions.append("dismiss")
-        status = {"source": "Ready to use", "episode": "Finished: the episode is ready"}.get(kind, "Finished")
+        status = {"source": "Ready to use", "episode": "Finished: the episode is ready",
+                  "publish": "Published" if job.extra.get("publish_status") != "scheduled" else "Scheduled",
+                  }.get(kind, "Finished")  # fmt: skip
         return CardView(state="completed", status=status, progress=100.0, ended_at=job.updated_at,
                         detail=note, actions=tuple(actions), **common)  # fmt: skip
     # failed

@@ -15,7 +15,8 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QMainWindow, QSystemTrayIcon
 
-from castdeck.services.background import Background, title_of
+from castdeck.services.background import Background
+from castdeck.services.outbox import title_of
 from castdeck.store.jobs import Job
 from castdeck.store.outbox import OutboxEntry
 

@@ -28,10 +28,10 @@ from PySide6.QtWidgets import (
 )
 
 from castdeck.api import CastdeckError
-from castdeck.api.uploads import download_to
 from castdeck.services.background import Background
 from castdeck.services.tasks import tasks
 from castdeck.store.jobs import Job
+from castdeck.store.kinds import MEDIA_KINDS, collection_of
 from castdeck.store.outbox import OutboxEntry
 
 from ..widgets import Banner, alive, ask, open_web_link
@@ -41,8 +41,6 @@ __all__ = ["JobsPanel"]
 
 BUILD_BATCH = 4
 """Cards built per turn of the event loop."""
-
-COLLECTIONS = {"video": "videos", "short": "shorts", "voiceover": "voiceovers"}
 
 
 def _file_name(title: str, url: str, fallback: str) -> str:
@@ -338,15 +336,15 @@ class JobsPanel(QWidget):
 
     async def _retry(self, job: Job) -> None:
         background = self.background
-        collection = COLLECTIONS.get(job.kind)
-        if background is None or collection is None:
+        if background is None or job.kind not in MEDIA_KINDS:
             return
+        collection = collection_of(job.kind)
         noun = job.kind
         if not await ask(self, f"Retry the {noun}", f"Start a new attempt of “{job.title}”? The service starts "
                          "it again under the same ID and charges for the new attempt.", "Retry",
                          destructive=False):  # fmt: skip
             return
-        background.outbox.submit("media_retry", None, collection=collection, resource_id=job.resource_id)
+        background.starter.submit("media_retry", None, collection=collection, resource_id=job.resource_id)
 
     def clear_finished(self) -> None:
         background = self.background
@@ -369,10 +367,9 @@ class JobsPanel(QWidget):
 
     async def _media_download(self, job: Job) -> None:
         background = self.background
-        collection = COLLECTIONS.get(job.kind)
-        if background is None or collection is None:
+        if background is None or job.kind not in MEDIA_KINDS:
             return
-        answer = await background.session.call(lambda c: getattr(c, collection).download(job.resource_id))
+        answer = await background.downloads.delivery(job.kind, job.resource_id)
         delivery = answer.delivery
         if delivery.kind == "available" and delivery.url:
             self._choose_file(job, delivery.url, ".mp4")
@@ -407,7 +404,7 @@ class JobsPanel(QWidget):
         self.banner.show_message(f"Downloading “{job.title}”…", kind="info")
 
         async def fetch() -> None:
-            await download_to(background.session.client.transport, url, dest)
+            await background.downloads.save(url, dest)
             if alive(self):
                 self.banner.show_message(f"Saved “{job.title}” to {dest}.", kind="info")
 

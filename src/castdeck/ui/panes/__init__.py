@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from PySide6.QtWidgets import QWidget
 
+from castdeck.services.background import Background
 from castdeck.services.session import Session
 
 __all__ = ["PaneSpec", "pane_specs"]
@@ -20,23 +21,24 @@ __all__ = ["PaneSpec", "pane_specs"]
 class PaneSpec:
     title: str
     target: str  # "module:Class" under castdeck.ui.panes
+    background: bool = False  # the pane starts or follows background work: it is given it
 
-    def build(self, session: Session, parent: QWidget) -> QWidget:
+    def build(self, session: Session, background: Background, parent: QWidget) -> QWidget:
         module, name = self.target.split(":")
         cls = getattr(importlib.import_module(f"castdeck.ui.panes.{module}"), name)
-        pane: QWidget = cls(session, parent)
+        pane: QWidget = cls(session, background, parent) if self.background else cls(session, parent)
         return pane
 
 
 PANES = (
     PaneSpec("Podcasts", "podcasts:PodcastsPane"),
-    PaneSpec("Episodes", "episodes:EpisodesPane"),
+    PaneSpec("Episodes", "episodes:EpisodesPane", background=True),
     PaneSpec("Hosts", "hosts:HostsPane"),
     PaneSpec("Voices", "voices:VoicesPane"),
-    PaneSpec("Sources", "sources:SourcesPane"),
-    PaneSpec("Videos", "media:VideosPane"),
-    PaneSpec("Shorts", "media:ShortsPane"),
-    PaneSpec("Voiceovers", "media:VoiceoversPane"),
+    PaneSpec("Sources", "sources:SourcesPane", background=True),
+    PaneSpec("Videos", "media:VideosPane", background=True),
+    PaneSpec("Shorts", "media:ShortsPane", background=True),
+    PaneSpec("Voiceovers", "media:VoiceoversPane", background=True),
     PaneSpec("Account", "account:AccountPane"),
     PaneSpec("Scripts", "scripts:ScriptsPane"),
 )

@@ -1,16 +1,14 @@
 """Episodes: filtered on the service by podcast and status; details with generation progress;
 create, edit, generate, publish now or schedule, unpublish and delete.
 
-Publishing while generation or rendering still runs is answered with 422 and
-``recovery.poll_after_seconds``: the pane waits that long and tries again by itself, showing the
-countdown (which the user can stop), up to :attr:`EpisodesPane.publish_max_attempts` attempts. A
-422 without it means the draft was never rendered: the pane says to render it in the studio first.
+The pane polls nothing. An episode that is generating is followed by the job tracker (the pane
+asks it to when it shows one it does not follow yet) and its details show the tracker's live
+state. Publishing goes through the publish service: while rendering runs, the publish is a job
+with a card, and a strip above the list says so with a "Stop waiting" button.
 """
 
 from __future__ import annotations
 
-import asyncio
-import math
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -26,12 +24,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from castdeck.api import CastdeckError, UnprocessableError
+from castdeck.api import Accepted
 from castdeck.api.models import Episode, EpisodeAccepted, PublishInput, PublishResult
-from castdeck.api.resources.base import Accepted
+from castdeck.services.background import Background
+from castdeck.services.jobs import job_text
 from castdeck.services.listing import ListFeed, list_key
+from castdeck.services.publish import PublishBlocked
 from castdeck.services.session import Session
-from castdeck.services.tasks import tasks
+from castdeck.services.starting import started_text
+from castdeck.store.jobs import Job
 from castdeck.store.outbox import OutboxEntry
 
 from ..dialogs.episode_dialogs import EpisodeCreateDialog, EpisodeEditDialog, PublishDialog, podcast_label
@@ -40,8 +41,7 @@ from ..forms import FormDialog
 from ..pane import ResourcePane, link_label
 from ..pickers import ComboPicker, host_feed, podcast_feed, source_feed
 from ..resource_model import Column, format_time
-from ..start_job import PENDING_TEXT
-from ..widgets import ask
+from ..widgets import alive, ask
 from .hosts import plain_value
 from .podcasts import NameBook
 
@@ -55,18 +55,6 @@ STATUSES = {
     "in review": "In review",
     "archived": "Archived",
 }
-NOT_RENDERED = (
-    "This draft has not been rendered yet, so it cannot be published. Render it in the studio "
-    "application first, then publish it here."
-)
-
-
-class PublishBlocked(CastdeckError):
-    """Publishing cannot happen now (never rendered, or rendering did not finish in time)."""
-
-    def __init__(self, message: str, request_id: str | None = None) -> None:
-        super().__init__(message)
-        self.request_id = request_id
 
 
 def _words(value: str | None) -> str:
@@ -161,7 +149,6 @@ class PublishWait(QFrame):
         self.stop_button.setAccessibleName(f"Stop waiting to publish {title}")
         layout.addWidget(self.label, 1)
         layout.addWidget(self.stop_button)
-        self.task: asyncio.Task[None] | None = None
 
     @property
     def text(self) -> str:
@@ -175,12 +162,9 @@ class EpisodesPane(ResourcePane):
     title = "Episodes"
     kind = "episode"
     new_label = "New episode"
-    publish_max_attempts = 60
-    """Publish attempts while rendering runs (each after the service's ``poll_after_seconds``)."""
-    follow_seconds = 3.0
-    """How often the selected episode is read again while it is generating."""
 
-    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Session, background: Background, parent: QWidget | None = None) -> None:
+        self.background = background
         self.names = NameBook(
             {
                 "podcast": lambda: podcast_feed(session),
@@ -201,8 +185,7 @@ class EpisodesPane(ResourcePane):
         self.names.updated.connect(self._names_arrived)
         self.dialog: FormDialog | None = None
         self.publish_waits: dict[str, PublishWait] = {}
-        self._follow: asyncio.Task[None] | None = None
-        self._follow_id: str | None = None
+        background.jobs.jobChanged.connect(self._job_changed)
         self._active_filters: dict[str, str | None] | None = None
 
         self.podcast_filter = ComboPicker(
@@ -315,10 +298,14 @@ class EpisodesPane(ResourcePane):
             self.names.load(kind)
         generation = item.generation
         error = (generation.error_message if generation is not None else None) or item.error_message
+        live = self._live_job(item)
         rows: list[tuple[str, Any]] = [
             ("Podcast", plain_value(self.names.name("podcast", item.podcast_id), "Podcast")),
             ("Status", plain_value((item.status or "—").capitalize(), "Status")),
-            ("Generation", plain_value(generation_text(item), "Generation")),
+            (
+                "Generation",
+                plain_value(job_text(live) if live is not None else generation_text(item), "Generation"),
+            ),
         ]
         if generation is not None:
             rows.append(("Started", format_time(generation.started_at)))
@@ -353,6 +340,11 @@ class EpisodesPane(ResourcePane):
         self.details.set_actions(self._actions_for(item))
         self._follow_generation(item)
 
+    def _live_job(self, item: Episode) -> Job | None:
+        """The tracker's job of an episode that is generating (its state is newer than the item's)."""
+        job = self.background.jobs.job("episode", str(item.id))
+        return job if job is not None and job.active else None
+
     def _note_for(self, item: Episode, error: str | None) -> tuple[str | None, str]:
         wait = self.publish_waits.get(str(item.id))
         if wait is not None:
@@ -360,7 +352,7 @@ class EpisodesPane(ResourcePane):
         if error:
             return f"Generation failed: {error}", "error"
         if _generating(item):
-            return "Generating: these details follow its progress.", "info"
+            return "Generating: these details follow its progress (and its card in Jobs, Ctrl+J).", "info"
         if item.generation is None and item.status == "draft":
             return "An empty draft: write and render it in the studio application before publishing.", "info"
         return None, "info"
@@ -397,7 +389,7 @@ class EpisodesPane(ResourcePane):
 
     def generate(self) -> GenerateDialog:
         """Open the generate dialog (the button, Ctrl+G); the accepted episode is shown and selected."""
-        dialog = GenerateDialog(self.session, self._podcast_hint(), parent=self)
+        dialog = GenerateDialog(self.session, self.background, self._podcast_hint(), parent=self)
         self.open_dialog(dialog, self._generated)
         return dialog
 
@@ -409,15 +401,16 @@ class EpisodesPane(ResourcePane):
                 kind="info",
             )
             self.run(self._show_episode(str(accepted.data.id)), "Could not read the new episode")
-        elif isinstance(accepted, OutboxEntry):
-            self.banner.show_message(PENDING_TEXT, kind="warning")
+        elif isinstance(accepted, OutboxEntry | Job):
+            text, kind = started_text(accepted)
+            self.banner.show_message(text, kind=kind)
 
     async def read_item(self, episode_id: str) -> Episode:
         return await self.session.call(lambda c: c.episodes.get(episode_id))
 
-    async def _show_episode(self, episode_id: str) -> Episode:
+    async def _show_episode(self, episode_id: str, *, select: bool = True) -> Episode:
         episode = await self.session.call(lambda c: c.episodes.get(episode_id))
-        self.item_changed(episode)
+        self.item_changed(episode, select=select)
         return episode
 
     def edit_current(self) -> None:
@@ -444,19 +437,9 @@ class EpisodesPane(ResourcePane):
         )
         self.open_dialog(dialog, self._published)
 
-    async def _publish_once(self, episode: Episode, value: PublishInput) -> PublishResult:
-        when = value.scheduled_time
-        return await self.session.call(lambda c: c.episodes.publish(episode.id, when), write=True)
-
-    async def _publish_first(self, episode: Episode, value: PublishInput) -> PublishResult | PublishWait:
-        """The dialog's attempt: published, or waiting for rendering (the pane goes on), or refused."""
-        try:
-            return await self._publish_once(episode, value)
-        except UnprocessableError as error:
-            delay = _poll_after(error)
-            if delay is None:
-                raise _blocked(error) from None
-            return self._start_waiting(episode, value, delay)
+    async def _publish_first(self, episode: Episode, value: PublishInput) -> PublishResult | Job:
+        """The dialog's attempt: published, or a publish job waiting for rendering, or refused."""
+        return await self.background.publisher.publish(episode, value.scheduled_time)
 
     def _published(self, dialog: FormDialog) -> None:
         result = dialog.result_value
@@ -471,75 +454,46 @@ class EpisodesPane(ResourcePane):
             self.banner.show_message(f"Published “{title}”.")
         await self._show_episode(str(episode.id))
 
-    def _start_waiting(self, episode: Episode, value: PublishInput, delay: float) -> PublishWait:
-        key = str(episode.id)
-        old = self.publish_waits.pop(key, None)
-        if old is not None and old.task is not None:
-            old.task.cancel()
-        wait = PublishWait(episode.title or "the episode", self)
-        self.extra_top.addWidget(wait)
-        self.publish_waits[key] = wait
-        wait.stop_button.clicked.connect(lambda: self.stop_waiting(key))
-        wait.task = self.run(
-            self._keep_publishing(episode, value, delay, wait), f"Could not publish “{wait.title}”"
-        )
-        self._refresh_if_current(key)
-        return wait
-
     def stop_waiting(self, episode_id: str) -> None:
-        wait = self.publish_waits.get(str(episode_id))
-        if wait is not None and wait.task is not None and not wait.task.done():
-            wait.task.cancel()
-            self.banner.show_message(
-                f"Stopped waiting: “{wait.title}” stays a draft. Rendering goes on; publish it when it is done."
-            )
+        stopped = self.background.publisher.stop(str(episode_id))
+        if stopped is not None:
+            self.banner.show_message(stopped.error or "Stopped waiting to publish.")
 
-    async def _keep_publishing(
-        self, episode: Episode, value: PublishInput, delay: float, wait: PublishWait
-    ) -> None:
-        key = str(episode.id)
-        attempt = 1
-        try:
-            while True:
-                await self._count_down(key, wait, delay, attempt)
-                attempt += 1
-                try:
-                    result = await self._publish_once(episode, value)
-                except UnprocessableError as error:
-                    next_delay = _poll_after(error)
-                    if next_delay is None:
-                        raise _blocked(error) from None
-                    if attempt >= self.publish_max_attempts:
-                        raise PublishBlocked(
-                            f"Rendering of “{wait.title}” is still running after {attempt} attempts to publish; "
-                            "publish it again later.",
-                            error.request_id,
-                        ) from None
-                    delay = next_delay
-                    continue
-                break
-        finally:
-            if self.publish_waits.get(key) is wait:
-                del self.publish_waits[key]
+    def _publish_changed(self, job: Job) -> None:
+        """A publish job changed: its strip above the list, and the episode when it ended."""
+        key = job.resource_id
+        wait = self.publish_waits.get(key)
+        if job.active:
+            if wait is None:
+                wait = PublishWait(str(job.extra.get("episode_title") or "the episode"), self)
+                self.extra_top.addWidget(wait)
+                self.publish_waits[key] = wait
+                wait.stop_button.clicked.connect(lambda: self.stop_waiting(key))
+            attempts = int(job.extra.get("attempts") or 1)
+            wait.set_text(
+                f"Waiting for rendering of “{wait.title}” to finish, then publishing "
+                f"(attempt {attempts} of {self.background.publisher.max_attempts}); its card is in Jobs."
+            )
+            self._refresh_if_current(key)
+            return
+        if wait is not None:
+            del self.publish_waits[key]
             wait.hide()
             wait.deleteLater()
-            self._refresh_if_current(key)
-        await self._after_publish(episode, result)
-
-    async def _count_down(self, key: str, wait: PublishWait, delay: float, attempt: int) -> None:
-        remaining = max(delay, 0.0)
-        while True:
-            shown = math.ceil(remaining)
-            text = f"Waiting for rendering of “{wait.title}” to finish… retrying in {shown} s"
-            if shown <= 0:
-                text = f"Publishing “{wait.title}”…"
-            wait.set_text(f"{text} (attempt {attempt + 1} of {self.publish_max_attempts})")
-            self._note_if_current(key, wait.text)
-            if remaining <= 0:
-                return
-            step = min(1.0, remaining)
-            await asyncio.sleep(step)
-            remaining -= step
+        if job.state == "completed":
+            title = job.extra.get("episode_title") or "the episode"
+            if job.extra.get("publish_status") == "scheduled":
+                when = format_time(str(job.extra.get("scheduled_time") or ""))
+                self.banner.show_message(f"Scheduled “{title}” for {when}.")
+            else:
+                self.banner.show_message(f"Published “{title}”.")
+        elif (
+            job.state == "failed" and wait is not None and not (job.error or "").startswith("Stopped waiting")
+        ):
+            self.banner.show_message(
+                f"Could not publish: {job.error}", kind="error", request_id=job.request_id
+            )
+        self.run(self._show_episode(key, select=False), "Could not read the episode")
 
     def _note_if_current(self, key: str, text: str) -> None:
         if isinstance(self.current, Episode) and str(self.current.id) == key:
@@ -594,38 +548,26 @@ class EpisodesPane(ResourcePane):
         self.item_removed(str(episode.id))
         self.banner.show_message(f"Deleted “{title}”.")
 
-    # --- following a generation ----------------------------------------------------------------------------
+    # --- following a generation: the tracker's job ----------------------------------------------------------
 
     def _follow_generation(self, item: Episode) -> None:
-        key = str(item.id)
-        running = self._follow is not None and not self._follow.done()
-        if running and self._follow_id == key:
-            return
-        if running and self._follow is not None:
-            self._follow.cancel()
-        self._follow = None
-        if _generating(item):
-            self._follow_id = key
-            self._follow = tasks.start(
-                self._follow_loop(key), on_error=lambda _e: None, name="follow episode"
-            )
+        """An episode shown while it generates is followed by the tracker (never by the pane)."""
+        if _generating(item) and self.background.jobs.job("episode", str(item.id)) is None:
+            self.background.jobs.track("episode", str(item.id), title=item.title or None)
 
-    async def _follow_loop(self, key: str) -> None:
-        while True:
-            await asyncio.sleep(self.follow_seconds)
-            if (
-                not isinstance(self.current, Episode)
-                or str(self.current.id) != key
-                or self.model.row_of(key) < 0
-            ):
-                return
-            fresh = await self.session.call(lambda c: c.episodes.get(key))
-            if not isinstance(self.current, Episode) or str(self.current.id) != key:
-                return
-            self._follow_id = key
-            self.item_changed(fresh, select=False)
-            if not _generating(fresh):
-                return
+    def _job_changed(self, job: Job) -> None:
+        if not alive(self):
+            return
+        if job.kind == "publish":
+            self._publish_changed(job)
+            return
+        if job.kind != "episode":
+            return
+        if job.finished:
+            if self.model.row_of(job.resource_id) >= 0:
+                self.run(self._show_episode(job.resource_id, select=False), "Could not read the episode")
+            return
+        self._refresh_if_current(job.resource_id)
 
     def _names_arrived(self) -> None:
         rows = self.model.rowCount()
@@ -633,20 +575,3 @@ class EpisodesPane(ResourcePane):
             self.model.dataChanged.emit(self.model.index(0, 1), self.model.index(rows - 1, 1))
         if isinstance(self.current, Episode):
             self.show_item(self.current)
-
-
-def _poll_after(error: UnprocessableError) -> float | None:
-    recovery = error.recovery
-    if recovery is None or recovery.poll_after_seconds is None:
-        return None
-    return float(recovery.poll_after_seconds)
-
-
-def _blocked(error: UnprocessableError) -> PublishBlocked:
-    """The explanation of a 422 without a wait hint: the draft was never rendered (or nothing to do)."""
-    said = error.detail or error.title or ""
-    action = error.recovery.action if error.recovery is not None else None
-    if action == "check_result":  # such as "already published": the service's words say it
-        return PublishBlocked(said, error.request_id)
-    message = NOT_RENDERED + (f"\n(The service said: {said})" if said else "")
-    return PublishBlocked(message, error.request_id)

@@ -21,16 +21,18 @@ from PySide6.QtWidgets import QAbstractButton, QFormLayout, QFrame, QLabel, QPus
 from castdeck.api import CastdeckError
 from castdeck.api.models import Host, MediaJob, MediaOptions
 from castdeck.api.resources.base import Accepted
+from castdeck.services.background import Background
 from castdeck.services.listing import ListFeed, list_key
 from castdeck.services.session import Session
+from castdeck.services.starting import started_text
 from castdeck.services.tasks import tasks
+from castdeck.store.jobs import Job
 from castdeck.store.outbox import OutboxEntry
 
 from ..dialogs.media_dialog import COLLECTIONS, MediaCreateDialog, format_duration
 from ..pane import ResourcePane, link_label
 from ..pickers import host_feed
 from ..resource_model import Column, format_time
-from ..start_job import PENDING_TEXT, start_job
 from ..widgets import alive, ask, open_web_link
 from .voices import LANGUAGES
 
@@ -159,7 +161,10 @@ class DownloadView(QFrame):
 class MediaPane(ResourcePane):
     """The pane of one collection: ``videos``, ``shorts`` or ``voiceovers``."""
 
-    def __init__(self, session: Session, parent: QWidget | None = None, *, collection: str) -> None:
+    def __init__(
+        self, session: Session, background: Background, parent: QWidget | None = None, *, collection: str
+    ) -> None:
+        self.background = background
         self.info = COLLECTIONS[collection]
         self.title = self.info.title
         self.kind = self.info.kind
@@ -411,13 +416,12 @@ class MediaPane(ResourcePane):
         )  # fmt: skip
         if not confirmed:
             return
-        answer = await start_job(
-            self.session, "media_retry", None, collection=self.info.name, resource_id=key,
-            direct=lambda: self.session.call(lambda c: self.info.resource(c).retry(key), write=True),
-        )  # fmt: skip
+        answer = await self.background.starter.start(
+            "media_retry", None, collection=self.info.name, resource_id=key
+        )
         self.deliveries.pop(key, None)
         if not isinstance(answer, Accepted):
-            self.status_notes[key] = PENDING_TEXT
+            self.status_notes[key] = started_text(answer)[0]
             self._reshow(key)
             return
         accepted = answer
@@ -481,7 +485,7 @@ class MediaPane(ResourcePane):
         options = await self._fetch_options()
         self._set_options(options)
         old = self.dialog
-        dialog = MediaCreateDialog(self.session, self.info.name, options, parent=self)
+        dialog = MediaCreateDialog(self.session, self.background, self.info.name, options, parent=self)
         self.dialog = dialog
         if old is not None and alive(old):
             old.deleteLater()
@@ -493,8 +497,9 @@ class MediaPane(ResourcePane):
 
     def _created(self, dialog: MediaCreateDialog) -> None:
         accepted = dialog.result_value
-        if isinstance(accepted, OutboxEntry):
-            self.banner.show_message(PENDING_TEXT, kind="warning")
+        if isinstance(accepted, OutboxEntry | Job):
+            text, kind = started_text(accepted)
+            self.banner.show_message(text, kind=kind)
             return
         if accepted is None:
             return
@@ -518,8 +523,8 @@ class VideosPane(MediaPane):
     kind = "video"
     new_label = "New video"
 
-    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
-        super().__init__(session, parent, collection="videos")
+    def __init__(self, session: Session, background: Background, parent: QWidget | None = None) -> None:
+        super().__init__(session, background, parent, collection="videos")
 
 
 class ShortsPane(MediaPane):
@@ -527,8 +532,8 @@ class ShortsPane(MediaPane):
     kind = "short"
     new_label = "New short"
 
-    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
-        super().__init__(session, parent, collection="shorts")
+    def __init__(self, session: Session, background: Background, parent: QWidget | None = None) -> None:
+        super().__init__(session, background, parent, collection="shorts")
 
 
 class VoiceoversPane(MediaPane):
@@ -536,5 +541,5 @@ class VoiceoversPane(MediaPane):
     kind = "voiceover"
     new_label = "New voiceover"
 
-    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
-        super().__init__(session, parent, collection="voiceovers")
+    def __init__(self, session: Session, background: Background, parent: QWidget | None = None) -> None:
+        super().__init__(session, background, parent, collection="voiceovers")

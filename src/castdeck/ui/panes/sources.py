@@ -9,7 +9,6 @@ rows; uploaded files appear in the list and update as the service processes them
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,6 @@ from PySide6.QtGui import (
     QDragLeaveEvent,
     QDragMoveEvent,
     QDropEvent,
-    QHideEvent,
     QKeySequence,
     QShortcut,
     QShowEvent,
@@ -37,12 +35,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from castdeck.api import CastdeckError, NotFoundError
+from castdeck.api import NotFoundError
 from castdeck.api.models import Source
 from castdeck.services.background import Background
 from castdeck.services.listing import ListFeed, list_key
 from castdeck.services.session import Session
-from castdeck.services.tasks import tasks
 from castdeck.services.uploads import UploadQueue
 from castdeck.store.jobs import Job
 from castdeck.store.uploads import UploadItem
@@ -180,15 +177,12 @@ class SourcesPane(ResourcePane):
     title = "Sources"
     kind = "source"
     new_label = "New source"
-    poll_interval = 3.0
-    """Seconds between reads of the rows still processing (while the pane is shown)."""
-    poll_limit = 10
-    """At most this many processing rows are read per round (this is not the job tracker)."""
 
-    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Session, background: Background, parent: QWidget | None = None) -> None:
+        self.background = background
         super().__init__(session, parent)
+        background.jobs.jobFinished.connect(self._source_job_finished)
         self.dialog: SourceDialog | None = None
-        self._poller: asyncio.Task[None] | None = None
         self.drop_area = SourceDropArea(self)
         self.drop_area.filesDropped.connect(self._files_dropped)
         drop_row = QHBoxLayout()
@@ -329,9 +323,7 @@ class SourcesPane(ResourcePane):
 
     def _attach_queue(self) -> UploadQueue | None:
         """The session's upload queue, with its view placed under the list (None when there is none)."""
-        background = Background.of(self.session)
-        if background is None:
-            return None
+        background = self.background
         queue = background.uploads
         if self.queue_view is not None and self.queue_view.queue is queue:
             return queue
@@ -347,7 +339,6 @@ class SourcesPane(ResourcePane):
         view.rowsPresent.connect(self._show_queue)
         self._show_queue(view.model.rowCount() > 0)
         queue.sourceUploaded.connect(self._source_uploaded)
-        background.jobs.jobFinished.connect(self._source_job_finished)
         return queue
 
     def _show_queue(self, present: bool) -> None:
@@ -438,48 +429,27 @@ class SourcesPane(ResourcePane):
             return
         self.item_changed(fresh, select=False)
 
-    # --- polling rows that are processing ------------------------------------------------------------------
+    # --- rows that are processing: followed by the job tracker ---------------------------------------------
 
     def processing_ids(self) -> list[str]:
         return [str(s.id) for s in self.model.items if s.status in POLLED_STATUSES]
 
     @property
     def polling(self) -> bool:
-        return self._poller is not None and not self._poller.done()
+        """Whether the tracker follows a row of this list that is still processing."""
+        jobs = self.background.jobs
+        return any(jobs.is_following("source", source_id) for source_id in self.processing_ids())
 
     def ensure_polling(self) -> None:
-        """Start reading processing rows again, when the pane is shown and some are processing."""
-        if self.polling or not self.isVisible() or not self.processing_ids():
-            return
-        self._poller = tasks.start(self._poll(), name="poll processing sources")
-
-    def stop_polling(self) -> None:
-        if self._poller is not None and not self._poller.done():
-            self._poller.cancel()
-        self._poller = None
-
-    async def _poll(self) -> None:
-        while True:
-            await asyncio.sleep(self.poll_interval)
-            try:
-                shown = self.isVisible()
-            except RuntimeError:  # the pane was deleted while this slept
-                return
-            if not shown:
-                return
-            ids = self.processing_ids()[: self.poll_limit]
-            if not ids:
-                return
-            for source_id in ids:
-                try:
-                    fresh = await self.read_item(source_id)
-                except NotFoundError:
-                    self.item_removed(source_id)
-                    continue
-                except CastdeckError:
-                    return  # offline or refused: the list is read again when the service returns
-                if self.model.row_of(source_id) >= 0:
-                    self.item_changed(fresh, select=False)
+        """Hand the rows still processing to the job tracker (the pane itself never polls); each
+        row is read again once its job ends."""
+        jobs = self.background.jobs
+        for source in self.model.items:
+            source_id = str(source.id)
+            if source.status in POLLED_STATUSES and not jobs.is_following("source", source_id):
+                known = jobs.job("source", source_id)
+                if known is None or not known.finished:
+                    jobs.track("source", source_id, title=f"Source: {source.title or source_id}")
 
     async def read_item(self, source_id: str) -> Source:
         """One source read fresh from the service (a job card's "Open" reveals it with this)."""
@@ -488,7 +458,3 @@ class SourcesPane(ResourcePane):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self.ensure_polling()
-
-    def hideEvent(self, event: QHideEvent) -> None:
-        self.stop_polling()
-        super().hideEvent(event)
