@@ -129,9 +129,11 @@ async def test_episodes_filter_page_and_show_details(
 
 
 @pytest.mark.asyncio
-async def test_create_edit_and_delete_an_episode(qtbot: QtBot, session: Session, shot) -> None:
+async def test_create_edit_and_delete_an_episode(
+    qtbot: QtBot, session: Session, background: Background, shot
+) -> None:
     podcast = await new_podcast(session, f"Editing show {uuid.uuid4().hex[:6]}")
-    pane = await make_pane(qtbot, session, podcast)
+    pane = await make_pane(qtbot, session, background, podcast)
     assert pane.model.rowCount() == 0
     title = f"Pilot {uuid.uuid4().hex[:6]}"
 
@@ -194,10 +196,12 @@ async def test_create_edit_and_delete_an_episode(qtbot: QtBot, session: Session,
 
 
 @pytest.mark.asyncio
-async def test_publishing_a_never_rendered_draft_explains_why_not(qtbot: QtBot, session: Session) -> None:
+async def test_publishing_a_never_rendered_draft_explains_why_not(
+    qtbot: QtBot, session: Session, background: Background
+) -> None:
     podcast = await new_podcast(session, f"Draft show {uuid.uuid4().hex[:6]}")
     draft = await session.client.episodes.create(podcast_id=podcast.id, title="Never rendered")
-    pane = await make_pane(qtbot, session, podcast)
+    pane = await make_pane(qtbot, session, background, podcast)
     await select(pane, draft.id)
     pane.publish_button.click()
     dialog = pane.dialog
@@ -215,7 +219,9 @@ async def test_publishing_a_never_rendered_draft_explains_why_not(qtbot: QtBot, 
 
 
 @pytest.mark.asyncio
-async def test_publish_waits_for_rendering_then_schedule(qtbot: QtBot, session: Session, shot) -> None:
+async def test_publish_waits_for_rendering_then_schedule(
+    qtbot: QtBot, session: Session, background: Background, shot
+) -> None:
     podcast = await new_podcast(session, f"Render show {uuid.uuid4().hex[:6]}")
     host = await first_host(session)
     accepted = await session.client.episodes.generate(
@@ -226,8 +232,8 @@ async def test_publish_waits_for_rendering_then_schedule(qtbot: QtBot, session: 
         render=True,
     )
     episode_id = accepted.data.id
-    pane = await make_pane(qtbot, session, podcast)
-    pane.follow_seconds = 0.5
+    pane = await make_pane(qtbot, session, background, podcast)
+
     await select(pane, episode_id)
     assert "Generating" in (pane.details.value_of("Generation") or "")
 

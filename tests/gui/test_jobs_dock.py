@@ -62,7 +62,7 @@ def episode_body(podcast_id: str, prompt: str) -> dict[str, Any]:
 async def test_a_generation_card_runs_to_its_end_and_offers_the_next_steps(
     qtbot: QtBot, session: Session, background: Background, shot: Any, tmp_path: Path
 ) -> None:
-    window = open_window(qtbot, session)
+    window = open_window(qtbot, session, background)
     panel = window.jobs_panel
     assert panel.summary.text() == "No jobs" and panel.empty_label.isVisible()
     podcast = await new_podcast(session, unique("Card podcast"))
@@ -115,7 +115,7 @@ async def test_a_generation_card_runs_to_its_end_and_offers_the_next_steps(
 async def test_a_failed_media_card_copies_its_error_and_retries_with_a_new_key(
     qtbot: QtBot, session: Session, background: Background, shot: Any
 ) -> None:
-    window = open_window(qtbot, session)
+    window = open_window(qtbot, session, background)
     panel = window.jobs_panel
     keys: dict[str, str] = {}
     background.outbox.entryChanged.connect(lambda e: keys.setdefault(e.id, e.idempotency_key))
@@ -162,7 +162,7 @@ async def test_a_failed_media_card_copies_its_error_and_retries_with_a_new_key(
 async def test_a_refused_write_shows_why_and_is_not_sent_again(
     qtbot: QtBot, session: Session, background: Background, shot: Any
 ) -> None:
-    window = open_window(qtbot, session)
+    window = open_window(qtbot, session, background)
     panel = window.jobs_panel
     missing_podcast = str(uuid.uuid4())
     entry = background.outbox.submit(
@@ -246,7 +246,7 @@ async def test_unanswered_write_waits_on_its_card_and_is_created_once_after_a_re
 async def test_a_job_past_its_deadline_is_still_running_and_can_be_checked_again(
     qtbot: QtBot, session: Session, background: Background
 ) -> None:
-    window = open_window(qtbot, session)
+    window = open_window(qtbot, session, background)
     background.jobs.deadline = 0.3
     podcast = await new_podcast(session, unique("Deadline podcast"))
     accepted = await session.client.episodes.generate(

@@ -72,9 +72,9 @@ async def open_window(qtbot: QtBot, session: Session, background: Background) ->
 
 @pytest.mark.asyncio
 async def test_every_pane_loads_with_named_controls_and_a_screenshot(
-    qtbot: QtBot, session: Session, shot
+    qtbot: QtBot, session: Session, background: Background, shot
 ) -> None:
-    window = await open_window(qtbot, session)
+    window = await open_window(qtbot, session, background)
     for spec in pane_specs():
         pane = window.show_pane(spec.title)
         if isinstance(pane, ResourcePane):
@@ -90,8 +90,10 @@ async def test_every_pane_loads_with_named_controls_and_a_screenshot(
 
 
 @pytest.mark.asyncio
-async def test_keyboard_switches_panes_refreshes_filters_and_creates(qtbot: QtBot, session: Session) -> None:
-    window = await open_window(qtbot, session)
+async def test_keyboard_switches_panes_refreshes_filters_and_creates(
+    qtbot: QtBot, session: Session, background: Background
+) -> None:
+    window = await open_window(qtbot, session, background)
     for number, spec in enumerate(pane_specs()[:10], start=1):
         qtbot.keyClick(window, getattr(Qt.Key, f"Key_{number % 10}"), Qt.KeyboardModifier.ControlModifier)
         assert window.stack.currentWidget() is window.pane(spec.title), spec.title
@@ -133,13 +135,15 @@ def dark_palette() -> QPalette:
 
 
 @pytest.mark.asyncio
-async def test_a_dark_system_palette_reaches_every_part(qtbot: QtBot, session: Session, shot) -> None:
+async def test_a_dark_system_palette_reaches_every_part(
+    qtbot: QtBot, session: Session, background: Background, shot
+) -> None:
     app = QApplication.instance()
     assert isinstance(app, QApplication)
     light = app.palette()
     app.setPalette(dark_palette())  # what the platform does when the system turns dark
     try:
-        window = await open_window(qtbot, session)
+        window = await open_window(qtbot, session, background)
         pane = window.show_pane("Episodes")
         await until(lambda: pane.model.rowCount() > 0 and not pane.model.loading)
         pane.table.selectRow(0)
@@ -160,7 +164,7 @@ async def test_a_dark_system_palette_reaches_every_part(qtbot: QtBot, session: S
 async def test_the_window_comes_back_as_it_was_left(
     qtbot: QtBot, session: Session, background: Background
 ) -> None:
-    first = await open_window(qtbot, session)
+    first = await open_window(qtbot, session, background)
     first.jobs_dock.show()
     first.show_pane("Voices")
     first.close()

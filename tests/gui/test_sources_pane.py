@@ -53,9 +53,9 @@ async def new_source_dialog(pane: SourcesPane) -> SourceDialog:
 
 @pytest.mark.asyncio
 async def test_sources_pane_lists_status_and_errors(
-    qtbot: QtBot, session: Session, shot, qtmodeltester
+    qtbot: QtBot, session: Session, background: Background, shot, qtmodeltester
 ) -> None:
-    pane = await open_pane(qtbot, session)
+    pane = await open_pane(qtbot, session, background)
     qtmodeltester.check(pane.model)
     qtmodeltester.check(pane.proxy)
     assert pane.drop_area.acceptDrops()
@@ -77,8 +77,10 @@ async def test_sources_pane_lists_status_and_errors(
 
 
 @pytest.mark.asyncio
-async def test_create_url_youtube_and_text_sources(qtbot: QtBot, session: Session, shot) -> None:
-    pane = await open_pane(qtbot, session)
+async def test_create_url_youtube_and_text_sources(
+    qtbot: QtBot, session: Session, background: Background, shot
+) -> None:
+    pane = await open_pane(qtbot, session, background)
     tag = uuid.uuid4().hex[:6]
     cases = [
         ("url", {"url": "https://example.com/oceans"}, f"Ocean currents {tag}"),
@@ -128,8 +130,10 @@ async def test_create_url_youtube_and_text_sources(qtbot: QtBot, session: Sessio
 
 
 @pytest.mark.asyncio
-async def test_polling_stops_while_the_pane_is_hidden(qtbot: QtBot, session: Session) -> None:
-    pane = await open_pane(qtbot, session, poll_interval=60.0)
+async def test_polling_stops_while_the_pane_is_hidden(
+    qtbot: QtBot, session: Session, background: Background
+) -> None:
+    pane = await open_pane(qtbot, session, background, poll_interval=60.0)
     source = await session.client.sources.create(type="text", content="Kelp forests grow fast.", title="Kelp")
     assert source.status == "processing"
     pane.item_changed(source)
@@ -147,8 +151,10 @@ async def test_polling_stops_while_the_pane_is_hidden(qtbot: QtBot, session: Ses
 
 
 @pytest.mark.asyncio
-async def test_bad_input_is_blocked_inline(qtbot: QtBot, session: Session, shot) -> None:
-    pane = await open_pane(qtbot, session)
+async def test_bad_input_is_blocked_inline(
+    qtbot: QtBot, session: Session, background: Background, shot
+) -> None:
+    pane = await open_pane(qtbot, session, background)
     dialog = await new_source_dialog(pane)
     qtbot.mouseClick(dialog.type_choice.buttons["youtube"], Qt.MouseButton.LeftButton)
     qtbot.keyClicks(dialog.url_edit, "https://vimeo.com/76979871")
@@ -178,10 +184,10 @@ async def test_bad_input_is_blocked_inline(qtbot: QtBot, session: Session, shot)
 
 
 @pytest.mark.asyncio
-async def test_delete_an_unused_source(qtbot: QtBot, session: Session) -> None:
+async def test_delete_an_unused_source(qtbot: QtBot, session: Session, background: Background) -> None:
     title = f"Scratch {uuid.uuid4().hex[:6]}"
     source = await session.client.sources.create(type="text", content="To be deleted.", title=title)
-    pane = await open_pane(qtbot, session)
+    pane = await open_pane(qtbot, session, background)
     await until(lambda: row_of(pane, title) is not None)
     select(pane, source.id)
     await until(lambda: pane.delete_button.isVisible())
@@ -209,9 +215,11 @@ async def used_source_id(session: Session) -> str:
 
 
 @pytest.mark.asyncio
-async def test_deleting_a_source_in_use_shows_why(qtbot: QtBot, session: Session, shot) -> None:
+async def test_deleting_a_source_in_use_shows_why(
+    qtbot: QtBot, session: Session, background: Background, shot
+) -> None:
     source_id = await used_source_id(session)
-    pane = await open_pane(qtbot, session)
+    pane = await open_pane(qtbot, session, background)
     await pane.model.load_all()
     select(pane, source_id)
     pane.delete_button.click()
@@ -225,8 +233,10 @@ async def test_deleting_a_source_in_use_shows_why(qtbot: QtBot, session: Session
 
 
 @pytest.mark.asyncio
-async def test_dropping_a_file_uploads_it_as_a_source(qtbot: QtBot, session: Session, tmp_path: Path) -> None:
-    pane = await open_pane(qtbot, session)
+async def test_dropping_a_file_uploads_it_as_a_source(
+    qtbot: QtBot, session: Session, background: Background, tmp_path: Path
+) -> None:
+    pane = await open_pane(qtbot, session, background)
     dropped: list[list[Path]] = []
     pane.drop_area.filesDropped.connect(dropped.append)
     folder = tmp_path / "drop"

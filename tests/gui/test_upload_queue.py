@@ -124,9 +124,15 @@ async def shown_later() -> None:
 
 @pytest.mark.asyncio
 async def test_dropping_a_folder_uploads_the_good_files_and_refuses_the_rest(
-    qtbot: QtBot, session: Session, fast: Background, tmp_path: Path, shot, qtmodeltester
+    qtbot: QtBot,
+    session: Session,
+    background: Background,
+    fast: Background,
+    tmp_path: Path,
+    shot,
+    qtmodeltester,
 ) -> None:
-    pane = await open_sources(qtbot, session)
+    pane = await open_sources(qtbot, session, background)
     view = queue_view(pane)
     assert not view.isVisible()  # nothing queued yet
     folder, expected = folder_to_drop(tmp_path)
@@ -186,9 +192,15 @@ async def test_dropping_a_folder_uploads_the_good_files_and_refuses_the_rest(
 
 @pytest.mark.asyncio
 async def test_pause_resume_cancel_and_retry_from_the_buttons(
-    qtbot: QtBot, session: Session, fast: Background, tmp_path: Path, shot, qtmodeltester
+    qtbot: QtBot,
+    session: Session,
+    background: Background,
+    fast: Background,
+    tmp_path: Path,
+    shot,
+    qtmodeltester,
 ) -> None:
-    pane = await open_sources(qtbot, session)
+    pane = await open_sources(qtbot, session, background)
     view = queue_view(pane)
     view.concurrency.setValue(1)  # one at a time: the rest wait their turn
     assert fast.uploads.concurrency == 1
@@ -249,9 +261,9 @@ async def test_pause_resume_cancel_and_retry_from_the_buttons(
 
 @pytest.mark.asyncio
 async def test_pause_all_resume_all_and_the_keyboard(
-    qtbot: QtBot, session: Session, fast: Background, tmp_path: Path
+    qtbot: QtBot, session: Session, background: Background, fast: Background, tmp_path: Path
 ) -> None:
-    pane = await open_sources(qtbot, session)
+    pane = await open_sources(qtbot, session, background)
     view = queue_view(pane)
     view.concurrency.setValue(1)
     files = [pdf(tmp_path / f"board-{n}.pdf", 40 * 1024 * 1024) for n in range(1, 4)]
@@ -279,9 +291,9 @@ async def test_pause_all_resume_all_and_the_keyboard(
 
 @pytest.mark.asyncio
 async def test_add_files_opens_a_file_dialog_that_queues(
-    qtbot: QtBot, session: Session, fast: Background, tmp_path: Path
+    qtbot: QtBot, session: Session, background: Background, fast: Background, tmp_path: Path
 ) -> None:
-    pane = await open_sources(qtbot, session)
+    pane = await open_sources(qtbot, session, background)
     notes = tmp_path / "estuary.txt"
     notes.write_text("The estuary narrows at the harbour mouth.\n", encoding="utf-8")
     pane.add_files_button.click()
@@ -299,9 +311,9 @@ async def test_add_files_opens_a_file_dialog_that_queues(
 
 @pytest.mark.asyncio
 async def test_prepare_visuals_applies_the_narrower_list(
-    qtbot: QtBot, session: Session, fast: Background, tmp_path: Path
+    qtbot: QtBot, session: Session, background: Background, fast: Background, tmp_path: Path
 ) -> None:
-    pane = await open_sources(qtbot, session)
+    pane = await open_sources(qtbot, session, background)
     view = queue_view(pane)
     notes = tmp_path / "script-notes.txt"
     notes.write_text("Not a visual.\n", encoding="utf-8")
@@ -377,7 +389,7 @@ async def test_without_an_upload_queue_the_drop_explains(
 ) -> None:
     await background.close()  # as for a session whose background work was never made
     assert Background.of(session) is None
-    pane = await open_sources(qtbot, session)
+    pane = await open_sources(qtbot, session, background)
     notes = tmp_path / "notes.txt"
     notes.write_text("hello", encoding="utf-8")
     drop_on(pane.drop_area, [notes], direct=pane.drop_area.dropEvent)
