@@ -197,7 +197,7 @@ async def test_unanswered_write_waits_on_its_card_and_is_created_once_after_a_re
     first = await open_session(sandbox.base_url, cache)
     background = Background(first, data)
     background.start()
-    window = open_window(qtbot, first)
+    window = open_window(qtbot, first, background)
     podcast = await new_podcast(first, unique("Restart podcast"))
     # the network is gone as the user starts a generation: the request is kept with its key
     broken = Client(f"http://127.0.0.1:{closed_port()}", DEMO_KEY, timeout=5.0, max_retries=0)
@@ -222,7 +222,7 @@ async def test_unanswered_write_waits_on_its_card_and_is_created_once_after_a_re
     second = await open_session(sandbox.base_url, cache)
     again = Background(second, data)
     try:
-        window = open_window(qtbot, second)
+        window = open_window(qtbot, second, again)
         assert (
             window.jobs_panel.card(f"entry:{sent.entry.id}") is not None or window.jobs_panel.pending_builds()
         )

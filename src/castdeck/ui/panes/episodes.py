@@ -74,6 +74,15 @@ def generation_text(episode: Episode, *, short: bool = False) -> str:
     return state
 
 
+def _live_text(job: Job) -> str:
+    """The generation row from the tracker's live job (newer than the episode the list holds)."""
+    if job.extra.get("accepting"):
+        return job_text(job)
+    phase = _words(job.phase)
+    detail = phase + (f" {job.progress:.0f}%" if job.progress is not None else "")
+    return f"Generating — {detail.strip()}" if detail.strip() else "Generating"
+
+
 def _generating(episode: Episode) -> bool:
     return episode.generation is not None and episode.generation.state == "generating"
 
@@ -304,7 +313,7 @@ class EpisodesPane(ResourcePane):
             ("Status", plain_value((item.status or "—").capitalize(), "Status")),
             (
                 "Generation",
-                plain_value(job_text(live) if live is not None else generation_text(item), "Generation"),
+                plain_value(_live_text(live) if live is not None else generation_text(item), "Generation"),
             ),
         ]
         if generation is not None:
