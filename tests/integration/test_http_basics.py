@@ -132,6 +132,9 @@ def test_cli_starts_fast_on_empty_folder_and_stops_cleanly_on_sigterm(tmp_path: 
         (["--port", "70000"], "--port"),
         (["--rate-limit", "-1"], "--rate-limit"),
         (["--chaos-seed", "x"], "--chaos-seed"),
+        (["--accept-hold", "-1"], "--accept-hold"),
+        (["--accept-hold", "inf"], "--accept-hold"),
+        (["--accept-hold-stage", "dispatched"], "--accept-hold-stage"),
         ([], "--data"),
     ],
 )

@@ -263,6 +263,35 @@ def test_an_empty_body_gives_the_class_of_the_status(status: int, cls: type[ApiE
     assert error.detail is None and error.title == f"HTTP {status}"
 
 
+def test_an_unresolved_acceptance_names_its_resource() -> None:
+    problem = {
+        "status": 409,
+        "title": "Conflict",
+        "type": "conflict",
+        "detail": "A request with this Idempotency-Key is still being accepted.",
+        "recovery": {"action": "poll_content", "idempotency_key": "reuse", "poll_after_seconds": 0.02},
+        "resource_id": "7f1c8a52-4a39-4f7e-9d36-0a4a2f7f1e11",
+        "request_id": "req_409",
+    }
+    error = error_of(409, json.dumps(problem))
+    assert type(error) is ConflictError
+    assert error.resource_id == "7f1c8a52-4a39-4f7e-9d36-0a4a2f7f1e11"
+    assert error.recovery is not None and error.recovery.action == "poll_content"
+    assert error.recovery.idempotency_key == "reuse"
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [{}, {"resource_id": None}, {"resource_id": ""}, {"resource_id": 42}, {"resource_id": ["a"]}],
+)
+def test_a_problem_without_a_usable_resource_id_has_none(extra: dict[str, Any]) -> None:
+    body = {"status": 409, "title": "Conflict", "type": "conflict", **extra}
+    assert error_of(409, json.dumps(body)).resource_id is None
+    # the older envelope has no extension members at all
+    legacy = {"error": {"code": "conflict", "message": "in use"}}
+    assert error_of(409, json.dumps(legacy)).resource_id is None
+
+
 def test_a_json_array_body_gives_the_typed_error() -> None:
     error = error_of(409, '[{"type": "conflict"}]', {"X-Request-Id": "req_arr"})
     assert type(error) is ConflictError

@@ -150,6 +150,16 @@ class ApiError(CastdeckError):
     def fields(self) -> list[str]:
         return [e.field for e in self.errors]
 
+    @property
+    def resource_id(self) -> str | None:
+        """The resource the problem names (its ``resource_id`` extension member), else None.
+
+        A 409 for an unresolved acceptance names what was already created under the key: poll
+        that resource instead of creating again.
+        """
+        value = (self.problem.model_extra or {}).get("resource_id")
+        return value if isinstance(value, str) and value else None
+
 
 class BadRequestError(ApiError):
     """400: the request is malformed or failed validation on the service (``errors`` per field)."""

@@ -1,7 +1,8 @@
 """``castdeck-sandbox``: run the embedded local service.
 
     castdeck-sandbox --host 127.0.0.1 --port PORT --data DIR [--speed FACTOR] [--rate-limit N]
-                     [--chaos P] [--chaos-seed S]
+                     [--chaos P] [--chaos-seed S] [--accept-hold SECONDS]
+                     [--accept-hold-stage {created,received}]
 
 The first line of stdout is ``listening on URL`` as soon as the socket accepts connections.
 """
@@ -40,6 +41,13 @@ def _count(value: str) -> int:
     number = int(value)
     if number < 1:
         raise argparse.ArgumentTypeError("must be 1 or more")
+    return number
+
+
+def _seconds(value: str) -> float:
+    number = float(value)
+    if not math.isfinite(number) or number < 0:
+        raise argparse.ArgumentTypeError("must be a finite number of seconds, 0 or more")
     return number
 
 
@@ -83,6 +91,21 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, str]:
         help="seconds an idempotency key is kept (default 86400)",
     )
     parser.add_argument(
+        "--accept-hold",
+        type=_seconds,
+        default=0.0,
+        metavar="SECONDS",
+        help="keep each keyed generation write unresolved up to SECONDS before answering; a resend "
+        "under the key meanwhile gets 409 poll_content and ends the hold (default 0: off)",
+    )
+    parser.add_argument(
+        "--accept-hold-stage",
+        choices=["created", "received"],
+        default="created",
+        help="during --accept-hold: 'created' = the resource exists and the 409 names it; "
+        "'received' = nothing exists yet, the 409 names no resource (default created)",
+    )
+    parser.add_argument(
         "--exit-with-parent",
         action="store_true",
         help="stop when standard input closes (the launching process ended): for launchers and tests",
@@ -106,6 +129,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, str]:
         exit_with_parent=args.exit_with_parent,
         upload_slot_lifetime=args.upload_slot_lifetime,
         idempotency_window=args.idempotency_window,
+        accept_hold=args.accept_hold,
+        accept_hold_stage=args.accept_hold_stage,
     ), args.log_level
 
 

@@ -122,6 +122,7 @@ def build_app(sandbox: Sandbox) -> ASGIApp:
         try:
             yield
         finally:
+            await sandbox.acceptances.close()  # held acceptances settle their rows before jobs stop
             await sandbox.jobs.close()
 
     app = Starlette(

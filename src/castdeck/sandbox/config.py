@@ -31,6 +31,10 @@ class Settings:
     # The spec's values; tests and demos shorten them to show expiry without waiting hours.
     upload_slot_lifetime: int = 7200
     idempotency_window: int = 86_400
+    # Seconds a keyed generation write stays unresolved before it is answered (0 = off; real
+    # seconds, not scaled by speed), and how far it got meanwhile: "created" or "received".
+    accept_hold: float = 0.0
+    accept_hold_stage: str = "created"
 
     def scaled(self, seconds: float) -> float:
         """Simulated work time at this speed."""

@@ -213,6 +213,13 @@ class Database:
         ).fetchall()
         return [_record(row) for row in rows[:limit]], len(rows) > limit
 
+    def exists(self, org_id: str, record_id: str) -> bool:
+        """Whether the organization has a record with this id, of any kind."""
+        row = self.conn.execute(
+            "SELECT 1 FROM records WHERE id = ? AND org_id = ? LIMIT 1", (record_id, org_id)
+        ).fetchone()
+        return row is not None
+
     def all(self, kind: str, org_id: str | None = None) -> list[Record]:
         if org_id is None:
             rows = self.conn.execute("SELECT * FROM records WHERE kind = ? ORDER BY seq", (kind,)).fetchall()
@@ -265,6 +272,13 @@ class Database:
                 json.dumps(headers or {}),
                 resource_id,
             ),
+        )
+
+    def resolve_idempotency(self, org_id: str, scope: str, key: str) -> None:
+        """A pending row that already holds its answer becomes ``done`` (its window keeps its start)."""
+        self.conn.execute(
+            "UPDATE idempotency SET state = 'done' WHERE org_id = ? AND scope = ? AND key = ?",
+            (org_id, scope, key),
         )
 
     def drop_idempotency(self, org_id: str, scope: str, key: str) -> None:

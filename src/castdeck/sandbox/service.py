@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 
+from .acceptance import Acceptances
 from .config import Settings
 from .db import Database, Org, Record
 from .problems import not_found
@@ -33,6 +34,7 @@ class Sandbox:
         self.files_dir = settings.data_dir / "files"
         self.files_dir.mkdir(parents=True, exist_ok=True)
         self.jobs: JobRunner | None = None
+        self.acceptances = Acceptances()
 
     # files -------------------------------------------------------------------------------------------
     def file_path(self, relative: str) -> Path:

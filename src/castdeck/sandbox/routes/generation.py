@@ -175,7 +175,7 @@ async def generate_episode(request: Request) -> Response:
         }
         return _start(sandbox, org, podcast.id, host_ids, job, minutes, source_ids)
 
-    response = run_idempotent(
+    response = await run_idempotent(
         request, sandbox.db, org.id, "episodes.generate", key, body, produce, record_rejections=False
     )
     _kick(sandbox)
@@ -255,7 +255,7 @@ async def import_episode(request: Request) -> Response:
         }
         return _start(sandbox, org, podcast.id, host_ids, job, minutes)
 
-    response = run_idempotent(
+    response = await run_idempotent(
         request, sandbox.db, org.id, "episodes.import", key, body, produce, record_rejections=False
     )
     _kick(sandbox)

@@ -323,7 +323,7 @@ def _register(collection: str, tag: str, parser: Any, body_models: Any) -> None:
             payload = validate(parser, body)
             return create_job(sandbox, org, collection, payload)
 
-        response = run_idempotent(
+        response = await run_idempotent(
             request, sandbox.db, org.id, f"{collection}.create", key, body, produce, record_rejections=True
         )
         if sandbox.jobs is not None:
@@ -427,7 +427,7 @@ def _register(collection: str, tag: str, parser: Any, body_models: Any) -> None:
             }
             return data_response(present_media(sandbox, record), 202, headers), media_id
 
-        response = run_idempotent(
+        response = await run_idempotent(
             request,
             sandbox.db,
             org.id,
