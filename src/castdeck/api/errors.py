@@ -135,13 +135,6 @@ class ApiError(CastdeckError):
         return parse_retry_after(self.headers.get("retry-after"))
 
     @property
-    def resource_id(self) -> str | None:
-        """The resource a problem names (the ``resource_id`` extension member), e.g. the episode a
-        409 says is still being accepted under this idempotency key; None when it names none."""
-        value = (self.problem.model_extra or {}).get("resource_id")
-        return str(value) if isinstance(value, str | int) and str(value) else None
-
-    @property
     def code(self) -> str:
         """The error type (``validation_error``, ``not_found``, ...); the older envelope's ``code``."""
         return self.type
