@@ -12,28 +12,12 @@ from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from castdeck.api import NotFoundError
-from castdeck.api.models import Episode, Podcast
+from castdeck.api.models import Episode
 from castdeck.services.session import Session
 from castdeck.ui.dialogs.episode_dialogs import EpisodeCreateDialog, EpisodeEditDialog, PublishDialog
 from castdeck.ui.panes.episodes import EpisodesPane, generation_text
-from tests.gui.conftest import answer_confirmation, until
-from tests.gui.test_podcasts_pane import first_host, new_podcast, quiet
-
-
-async def make_pane(qtbot: QtBot, session: Session, podcast: Podcast | None = None) -> EpisodesPane:
-    """The pane, shown, filtered to ``podcast`` when given, with its first page read."""
-    pane = EpisodesPane(session)
-    qtbot.addWidget(pane)
-    pane.resize(1100, 700)
-    await pane.podcast_filter.wait_loaded()
-    if podcast is not None:
-        pane.podcast_filter.setCurrentIndex(pane.podcast_filter.findData(podcast.id))
-    pane.show()
-    pane.activate()
-    await until(
-        lambda: not pane.model.loading and (pane.model.rowCount() > 0 or not pane.model.canFetchMore())
-    )
-    return pane
+from tests.gui.conftest import answer_confirmation, quiet, until
+from tests.gui.helpers import first_host, make_pane, new_podcast
 
 
 def row_of(pane: EpisodesPane, title: str) -> Episode | None:

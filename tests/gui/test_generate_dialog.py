@@ -4,7 +4,6 @@ generation starts."""
 
 from __future__ import annotations
 
-import socket
 import uuid
 
 import pytest
@@ -19,9 +18,9 @@ from castdeck.store.outbox import OutboxEntry
 from castdeck.ui.dialogs.generate_dialog import LENGTH_FIELD, GenerateDialog
 from castdeck.ui.panes.episodes import EpisodesPane
 from tests.conftest import DEMO_KEY
-from tests.gui.conftest import until
-from tests.gui.test_episodes_pane import make_pane
-from tests.gui.test_podcasts_pane import new_podcast, quiet
+from tests.gui.conftest import quiet, until
+from tests.gui.helpers import make_pane, new_podcast
+from tests.helpers import closed_port
 
 PROMPT = "How lighthouses kept ships safe before satellite navigation, told by two keepers."
 
@@ -33,12 +32,6 @@ async def open_dialog(pane: EpisodesPane) -> GenerateDialog:
     await dialog.hosts_picker.wait_loaded()
     await dialog.sources_picker.wait_loaded()
     return dialog
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.mark.asyncio

@@ -21,8 +21,8 @@ from castdeck.ui.jobs.panel import JobsPanel
 from castdeck.ui.main_window import MainWindow
 from tests.conftest import DEMO_KEY, RunningSandbox
 from tests.gui.conftest import open_session, quiet, settle, until
-from tests.gui.test_generate_dialog import closed_port
-from tests.gui.test_podcasts_pane import new_podcast
+from tests.gui.helpers import new_podcast
+from tests.helpers import closed_port
 
 FAIL = "[sandbox:fail]"
 

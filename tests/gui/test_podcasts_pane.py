@@ -9,11 +9,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
-from castdeck.api.models import Host, Podcast
+from castdeck.api.models import Podcast
 from castdeck.services.session import Session
 from castdeck.ui.dialogs.podcast_dialog import PodcastDialog
 from castdeck.ui.panes.podcasts import PodcastsPane
 from tests.gui.conftest import quiet, shown_pane, until
+from tests.gui.helpers import first_host, new_podcast
 
 BACKSTORY = "A producer who keeps every conversation on time and on topic."
 
@@ -23,17 +24,6 @@ async def open_pane(qtbot: QtBot, session: Session, page_size: int | None = None
     if page_size is not None:
         pane.page_size = page_size
     return await shown_pane(qtbot, pane)
-
-
-async def first_host(session: Session) -> Host:
-    async for host in session.client.hosts.list(limit=100):
-        return host
-    raise AssertionError("the sandbox has no hosts")
-
-
-async def new_podcast(session: Session, title: str, **fields: object) -> Podcast:
-    host = await first_host(session)
-    return await session.client.podcasts.create(title=title, host_ids=[host.id], **fields)
 
 
 def row_of(pane: PodcastsPane, title: str) -> Podcast | None:

@@ -16,7 +16,7 @@ from castdeck.app import CastdeckApp, build_parser
 from castdeck.services.background import Background
 from castdeck.services.session import ConnectionState
 from tests.gui.conftest import settle, until
-from tests.gui.test_upload_queue import drop_on
+from tests.gui.helpers import drop_on
 
 DOCUMENTS = 4
 MIB = 24

@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl
-from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QImage
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QColor, QImage
 from pytestqt.qtbot import QtBot
 
 from castdeck.services.background import Background
@@ -30,6 +29,7 @@ from castdeck.ui.upload_queue import (
     format_eta,
 )
 from tests.gui.conftest import quiet, shown_pane, until
+from tests.gui.helpers import drop_on
 
 # --- fixtures and helpers -------------------------------------------------------------------------------------
 
@@ -75,22 +75,6 @@ def folder_to_drop(root: Path) -> tuple[Path, dict[str, str]]:
         "array-photo.png": "good",
         "empty.txt": "refused",
     }
-
-
-def drop_on(widget: QWidget, paths: list[Path], *, direct: Any = None) -> None:
-    """A real drag enter and drop with file URLs (QMimeData), as a file manager sends them.
-
-    A drop without a drag in progress never reaches a widget through the event system, so the drop
-    event goes to ``direct`` (the widget's handler) as the pane test does."""
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
-    args = (Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
-    enter = QDragEnterEvent(QPoint(10, 10), *args)
-    QApplication.sendEvent(widget, enter)
-    assert enter.isAccepted()
-    event = QDropEvent(QPointF(10, 10), *args)
-    (direct or widget.dropEvent)(event)
-    assert event.isAccepted()
 
 
 async def open_sources(qtbot: QtBot, session: Session) -> SourcesPane:

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from tests.conftest import RunningSandbox, assert_problem, field_names, wait_for
-from tests.integration.test_sources import image_bytes, pdf_bytes, reserve_ok, upload_source, wait_source
+from tests.helpers import image_bytes, pdf_bytes, reserve_ok, upload_source, wait_source
 
 COLLECTIONS = ("videos", "shorts", "voiceovers")
 OBJECTS = {"videos": "video", "shorts": "short", "voiceovers": "voiceover"}

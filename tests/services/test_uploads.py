@@ -28,7 +28,7 @@ from castdeck.store.cache import Cache
 from castdeck.store.uploads import UploadItem, UploadStore
 from tests.conftest import RunningSandbox
 from tests.gui.conftest import quiet, settle, until
-from tests.services.conftest import session_through
+from tests.gui.helpers import session_through
 
 KiB = 1024
 RESERVE = "/v1/sources/uploads"
