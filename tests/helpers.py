@@ -7,10 +7,9 @@ import asyncio
 import contextlib
 import io
 import json
-import socket
 import time
 import zipfile
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -292,8 +291,148 @@ def response(
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + data
 
 
+# --- the line between the app and the sandbox, broken on purpose --------------------------------------------
+
+
+@dataclass
+class Sent:
+    """One request as it left the app, and what became of it."""
+
+    method: str
+    path: str
+    idempotency_key: str | None
+    status: int | None = None  # the service's answer, when the app got it
+    fault: str | None = None  # what the line did instead ("lost answer", "down")
+
+
+class _HeldBody(httpx.AsyncByteStream):
+    def __init__(self, inner: Any, line: Line) -> None:
+        self.inner = inner
+        self.line = line
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        chunks = 0
+        async for chunk in self.inner:
+            if not self.line.released.is_set():
+                if chunks >= self.line.hold_after:
+                    self.line.holding.set()
+                    await self.line.released.wait()
+                else:
+                    await asyncio.sleep(self.line.pace)
+            chunks += 1
+            yield chunk
+
+
+class _Body(httpx.AsyncByteStream):
+    def __init__(self, content: bytes) -> None:
+        self.content = content
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield self.content
+
+
+class Line(httpx.AsyncBaseTransport):
+    """The network between the app and the sandbox: every request really goes to the service through
+    the real transport, is recorded (:attr:`sent`), and the line breaks when the test says so.
+
+    * :meth:`lose_answer` — the next matching request reaches the service and is carried out, but its
+      answer never arrives (``httpx.ReadError``); with ``then_down`` the line stays down afterwards.
+    * :meth:`down` / :meth:`up` — while down, requests fail to connect and never reach the service.
+    * :meth:`hold_bodies` — request bodies (the signed-address PUTs) go out ``pace`` seconds a chunk,
+      and stop after ``after`` chunks until :meth:`release`; :attr:`holding` is set when one stops.
+    * :meth:`hold_requests` — matching requests wait before they are sent until :meth:`release`.
+    * :meth:`change_answers` — the service's JSON answers to matching requests are changed on the way
+      back (for a state the sandbox cannot be put in, such as a low credit balance).
+    """
+
+    def __init__(self) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.sent: list[Sent] = []
+        self._lose: list[tuple[str, str, bool]] = []
+        self._down = False
+        self._held: list[tuple[str, str]] = []
+        self._changes: list[tuple[str, str, Callable[[Any], Any]]] = []
+        self.pace = 0.0
+        self.hold_after = 0
+        self.holding = asyncio.Event()
+        self.released = asyncio.Event()
+        self.released.set()
+
+    def lose_answer(self, method: str, suffix: str, *, then_down: bool = False) -> None:
+        self._lose.append((method, suffix, then_down))
+
+    def down(self) -> None:
+        self._down = True
+
+    def up(self) -> None:
+        self._down = False
+
+    def hold_bodies(self, *, after: int, pace: float = 0.15) -> None:
+        self.hold_after, self.pace = after, pace
+        self.holding.clear()
+        self.released.clear()
+
+    def hold_requests(self, method: str, path_prefix: str) -> None:
+        self._held.append((method, path_prefix))
+        self.holding.clear()
+        self.released.clear()
+
+    def change_answers(self, method: str, path: str, change: Callable[[Any], Any]) -> None:
+        self._changes.append((method, path, change))
+
+    def release(self) -> None:
+        self._held.clear()
+        self.released.set()
+
+    def to(self, method: str, suffix: str = "") -> list[Sent]:
+        return [s for s in self.sent if s.method == method and s.path.endswith(suffix)]
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if any(request.method == m and request.url.path.startswith(p) for m, p in self._held):
+            self.holding.set()
+            await self.released.wait()
+        sent = Sent(request.method, request.url.path, request.headers.get("idempotency-key"))
+        self.sent.append(sent)
+        if self._down:
+            sent.fault = "down"
+            raise httpx.ConnectError("the line is down (the test)", request=request)
+        rule = next(
+            (r for r in self._lose if r[0] == request.method and request.url.path.endswith(r[1])), None
+        )
+        if rule is not None:
+            self._lose.remove(rule)
+        if request.method == "PUT":
+            request.stream = _HeldBody(request.stream, self)
+        response = await self.inner.handle_async_request(request)
+        sent.status = response.status_code
+        if rule is not None:
+            await response.aread()
+            await response.aclose()
+            sent.fault = "lost answer"
+            if rule[2]:
+                self._down = True
+            raise httpx.ReadError("the answer was lost on the way (the test)", request=request)
+        for method, path, change in self._changes:
+            if request.method == method and request.url.path == path:
+                body = json.dumps(change(json.loads(await response.aread()))).encode()
+                headers = [
+                    (k, v)
+                    for k, v in response.headers.items()
+                    if k.lower() not in ("content-length", "content-encoding")
+                ]
+                headers.append(("content-length", str(len(body))))
+                await response.aclose()
+                return httpx.Response(response.status_code, headers=headers, stream=_Body(body))
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
 def closed_port() -> int:
     """A loopback port nothing listens on (a service that cannot be reached)."""
+    import socket
+
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
 from castdeck.store.cache import Cache
 from tests.conftest import DEMO_KEY, RunningSandbox
+from tests.helpers import Line
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 
@@ -99,6 +101,33 @@ def background(session: Session) -> Background:
     found = Background.of(session)
     assert found is not None
     return found
+
+
+@dataclass
+class OnLine:
+    """A session and its background work whose requests (signed-address ones too) go through ``line``."""
+
+    session: Session
+    background: Background
+    line: Line
+
+
+@pytest_asyncio.fixture
+async def on_line(sandbox: RunningSandbox, cache: Cache, tmp_path: Path) -> AsyncIterator[OnLine]:
+    """Like ``session`` and ``background``, with every request on a :class:`~tests.helpers.Line` the
+    test can slow down, hold, or break (a lost answer, a network that is down)."""
+    from tests.gui.helpers import session_through
+
+    line = Line()
+    opened = await session_through(sandbox.base_url, cache, line, signed_too=True)
+    background = Background(opened, tmp_path / "background")
+    background.start()
+    yield OnLine(opened, background, line)
+    line.up()
+    line.release()
+    await settle()
+    await background.close()
+    await opened.close()
 
 
 async def settle() -> None:
