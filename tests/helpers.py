@@ -1,5 +1,6 @@
 """Helpers shared by test modules: real files of each kind, the sandbox's upload steps over plain
-HTTP, a recording transport, a raw HTTP server that can send anything, and a closed port."""
+HTTP, a recording transport, a raw HTTP server that can send anything, and a Line: the network
+between the app and the sandbox, broken on purpose."""
 
 from __future__ import annotations
 
@@ -427,12 +428,3 @@ class Line(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
-
-
-def closed_port() -> int:
-    """A loopback port nothing listens on (a service that cannot be reached)."""
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
