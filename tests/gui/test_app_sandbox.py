@@ -28,11 +28,10 @@ async def test_sandbox_window_crash_and_restart(qtbot: QtBot, tmp_path: Path, sh
     )
     app = CastdeckApp(args, tmp_path / "data")
     try:
-        connection = await app._first_connection()
-        assert connection is not None and connection.profile.sandbox
-        app._open_window(connection)
+        assert await app.open()
         window = app.window
         assert window is not None and app.session is not None and app.sandbox is not None
+        assert app.session.profile.sandbox
         qtbot.addWidget(window)
         assert "Sandbox" in window.windowTitle()
         assert window.sandbox_strip.isVisible() and "SANDBOX" in window.sandbox_strip.text()
@@ -40,7 +39,8 @@ async def test_sandbox_window_crash_and_restart(qtbot: QtBot, tmp_path: Path, sh
         await until(lambda: "creator" in window.status.plan.text())
         first_url = app.sandbox.base_url
 
-        pid = app.sandbox._process.processId()  # the sandbox dies under us
+        pid = app.sandbox.pid  # the sandbox dies under us
+        assert pid is not None
         os.kill(pid, signal.SIGKILL)
         await until(lambda: window.restart_button.isVisible())
         assert "sandbox" in window.banner.text.lower() and "log" in window.banner.text
@@ -68,11 +68,10 @@ async def test_environment_profile_then_switch_to_another_profile(
     monkeypatch.setenv("CASTDECK_API_KEY", DEMO_KEY)
     app = CastdeckApp(build_parser().parse_args([]), tmp_path / "data")
     try:
-        connection = await app._first_connection()
-        assert connection is not None and connection.profile.name == "Environment"
-        app._open_window(connection)
+        assert await app.open()
         window = app.window
         assert window is not None and app.session is not None
+        assert app.session.profile.name == "Environment"
         qtbot.addWidget(window)
         assert not window.sandbox_strip.isVisible()
         await until(lambda: "org_demo_studio" in window.status.organization.text())

@@ -38,9 +38,7 @@ def documents(root: Path, tag: str) -> Path:
 
 async def start_app(qtbot: QtBot, args: argparse.Namespace, data: Path) -> tuple[CastdeckApp, Background]:
     app = CastdeckApp(args, data)
-    connection = await app._first_connection()
-    assert connection is not None
-    app._open_window(connection)
+    assert await app.open()
     assert app.window is not None and app.session is not None and app.background is not None
     qtbot.addWidget(app.window)
     await until(lambda: app.session is not None and app.session.state is ConnectionState.ONLINE, timeout=30)
