@@ -18,7 +18,7 @@ from castdeck.services.session import ConnectionState
 from castdeck.services.tasks import tasks
 from castdeck.ui.connect_dialog import ConnectDialog
 from tests.conftest import DEMO_KEY, OTHER_KEY, RunningSandbox
-from tests.gui.conftest import settle, until
+from tests.gui.conftest import until
 
 
 @pytest.mark.asyncio
@@ -55,7 +55,6 @@ async def test_sandbox_window_crash_and_restart(qtbot: QtBot, tmp_path: Path, sh
         assert app.sandbox.base_url and app.sandbox.base_url != first_url
         assert app.session.profile.base_url == app.sandbox.base_url
     finally:
-        await settle()
         await app.shutdown()
     assert not app.sandbox.running
 
@@ -91,7 +90,6 @@ async def test_environment_profile_then_switch_to_another_profile(
         assert all(e.podcast_id not in demo_podcasts(sandbox) for e in episodes.model.items)
         assert ProfileStore().last_used() == "Northwind"
     finally:
-        await settle()
         await app.shutdown()
 
 

@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 from castdeck.app import CastdeckApp, build_parser
 from castdeck.services.background import Background
 from castdeck.services.session import ConnectionState
-from tests.gui.conftest import settle, until
+from tests.gui.conftest import until
 from tests.gui.helpers import drop_on
 
 DOCUMENTS = 4
@@ -77,7 +77,6 @@ async def test_drop_generate_quit_restart_and_everything_finishes_once(
         jobs = background.jobs.jobs()
         assert len(jobs) == 3 and any(j.state == "running" for j in jobs), jobs
     finally:
-        await settle()
         await app.shutdown()
         if app.window is not None:
             app.window.hide()  # (closing the last window would stop the test loop)
@@ -119,7 +118,6 @@ async def test_drop_generate_quit_restart_and_everything_finishes_once(
         videos = [v for v in await client.videos.list(limit=100).to_list() if tag in str(v.model_dump())]
         assert len(videos) == 1
     finally:
-        await settle()
         await app.shutdown()
         if app.window is not None:
             app.window.hide()
