@@ -363,9 +363,7 @@ async def test_media_retry_entries_each_have_a_new_key(
 def fill_up(store: OutboxStore) -> None:
     """SQLite's own "database or disk is full", for real: the file is capped, then filled to the cap
     with another profile's entries (so no page has room left for one more)."""
-    db = store._db
-    pages = db.execute("PRAGMA page_count").fetchone()[0]
-    db.execute(f"PRAGMA max_page_count = {pages + 4}")
+    store.limit_size(4)
     with contextlib.suppress(sqlite3.OperationalError):
         for i in range(10_000):
             store.add("filler", "media_create", {}, f"{i:08d}", collection="videos")

@@ -609,9 +609,7 @@ async def test_put_faults_are_retried_then_fail(
 
 def fill(store: UploadStore) -> None:
     """Fill the store's database to its (lowered) size limit: "database or disk is full" from now on."""
-    with store._lock:
-        pages = store._db.execute("PRAGMA page_count").fetchone()[0]
-        store._db.execute(f"PRAGMA max_page_count = {pages + 4}")
+    store.limit_size(4)
     padding = UploadItem(id="", profile="padding", path="/pad", name="pad", mime_type=None, size=0, mtime_ns=0,
                          prepare_visuals=False, batch="pad", position=0, state="done")  # fmt: skip
     with pytest.raises(Exception, match="full"):
@@ -625,8 +623,7 @@ def fill(store: UploadStore) -> None:
 
 
 def unfill(store: UploadStore) -> None:
-    with store._lock:
-        store._db.execute("PRAGMA max_page_count = 1073741823")
+    store.limit_size(None)
     store.forget_profile("padding")
 
 
