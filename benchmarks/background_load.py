@@ -159,7 +159,7 @@ async def run(base_url: str, args: argparse.Namespace, work: Path) -> None:
         client_factory=lambda url, key: Client(url, key, timeout=30.0, max_retries=2, http_transport=transport),
     )  # fmt: skip
     background = Background(session, work / "background")
-    window = MainWindow(session, start_pane="Sources")
+    window = MainWindow(session, background, start_pane="Sources")
     window.resize(1400, 860)
     window.show()
     window.jobs_dock.show()

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +46,131 @@ def _collect_garbage_between_tests() -> Iterator[None]:
 
     yield
     gc.collect()
+
+
+# --- nothing outlives its test: asyncio tasks, QTimers, QThreads ---------------------------------------------
+
+TOLERATED_TASKS: dict[str, str] = {}
+"""Tasks (by name) that production code leaves running after their owner is closed, tolerated until
+their owner changes: name -> why. Keep it to exact names, each with a TODO naming the owner."""
+
+TOLERATED_TIMERS: dict[str, str] = {}
+"""Active timers tolerated after a test, by the class name of the timer's parent: name -> why."""
+
+
+@dataclass
+class Leftovers:
+    """What the current test left running; ``tasks`` is filled by ``settle()`` (tests/gui/conftest.py),
+    which names and cancels the work still running when a fixture closes a session."""
+
+    tasks: list[str] = field(default_factory=list)
+    timers: list[weakref.ref[Any]] = field(default_factory=list)
+    threads: list[weakref.ref[Any]] = field(default_factory=list)
+
+
+LEFTOVERS = Leftovers()
+
+
+def _record_starts() -> None:
+    """Note every QTimer and QThread started from Python (as napari's dangling-timer check does)."""
+    from PySide6.QtCore import QThread, QTimer
+
+    timer_start, thread_start = QTimer.start, QThread.start
+
+    def start_timer(self: QTimer, *args: Any) -> None:
+        LEFTOVERS.timers.append(weakref.ref(self))
+        timer_start(self, *args)
+
+    def start_thread(self: QThread, *args: Any) -> None:
+        LEFTOVERS.threads.append(weakref.ref(self))
+        thread_start(self, *args)
+
+    QTimer.start = start_timer  # type: ignore[method-assign]
+    QThread.start = start_thread  # type: ignore[method-assign]
+
+
+_record_starts()
+
+
+def _owner_chain(obj: Any) -> str:
+    names = []
+    parent = obj.parent()
+    while parent is not None:
+        names.append(
+            f"{type(parent).__name__}({parent.objectName()!r})"
+            if parent.objectName()
+            else type(parent).__name__
+        )
+        parent = parent.parent()
+    return " < ".join(names) or "no parent"
+
+
+@pytest.fixture(autouse=True)
+def _nothing_left_running(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail a test that leaves an asyncio task (started through ``castdeck.services.tasks``), an
+    active QTimer or a running QThread behind.
+
+    For async tests this fixture holds the event loop (pytest-asyncio's runner), so its teardown runs
+    after every other fixture has closed what it owns (sessions, background work, widgets) and before
+    the loop closes and would cancel leftovers silently. Long-running followers that a fixture closes
+    are therefore fine; ``settle()`` names the short-lived work a test left running.
+    """
+    LEFTOVERS.tasks.clear()
+    LEFTOVERS.timers.clear()
+    LEFTOVERS.threads.clear()
+    runner = None
+    if request.node.get_closest_marker("asyncio") is not None:
+        runner = request.getfixturevalue("_function_scoped_runner")
+    yield
+    problems: list[str] = []
+    if runner is not None:
+        problems += [
+            f"task {name!r} (still running at the end; settle() cancelled it)" for name in LEFTOVERS.tasks
+        ]
+        problems += [
+            f"task {name!r} (still running after the fixtures closed)"
+            for name in runner.run(_still_running())
+        ]
+    import gc
+
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # widgets pytest-qt closed
+    gc.collect()
+    import shiboken6
+
+    for ref in LEFTOVERS.timers:
+        timer = ref()
+        if timer is None or not shiboken6.isValid(timer) or not timer.isActive():
+            continue
+        parent = timer.parent()
+        if parent is not None and type(parent).__name__ in TOLERATED_TIMERS:
+            continue
+        timer.stop()
+        problems.append(f"active QTimer {timer.objectName()!r} owned by {_owner_chain(timer)}")
+    for ref in LEFTOVERS.threads:
+        thread = ref()
+        if thread is None or not shiboken6.isValid(thread) or not thread.isRunning():
+            continue
+        if type(thread).__module__.startswith("qasync"):
+            continue  # the event loop's own executor: shut down with the loop, right after this check
+        problems.append(
+            f"running QThread {type(thread).__name__} {thread.objectName()!r} owned by {_owner_chain(thread)}"
+        )
+    if problems:
+        pytest.fail("the test left running:\n  " + "\n  ".join(problems), pytrace=False)
+
+
+async def _still_running() -> list[str]:
+    """Names of the tasks still running (after one more turn of the loop), which are then cancelled."""
+    from castdeck.services.tasks import tasks
+
+    await asyncio.sleep(0)
+    left = [t for t in tasks.pending() if t.get_name() not in TOLERATED_TASKS]
+    for task in left:
+        task.cancel()
+    await asyncio.gather(*left, return_exceptions=True)
+    return [t.get_name() for t in left]
 
 
 DEMO_KEY = "sk_sandbox_demo"

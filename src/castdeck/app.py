@@ -93,18 +93,26 @@ class CastdeckApp:
     async def run(self) -> int:
         self._handle_signals()
         try:
-            connection = await self._first_connection()
+            opened = await self.open()
         except SandboxError as error:
             print(f"castdeck: {error}", file=sys.stderr)
             return 1
-        if connection is None:
+        if not opened:
             return 0
-        self._open_window(connection)
         # Once the first screen is up and its first requests answered (not before the first paint).
         QTimer.singleShot(1500, settle_startup_objects)
         await self.finished.wait()
         await self.shutdown()
         return 0
+
+    async def open(self) -> bool:
+        """Connect (starting the sandbox child with ``--sandbox``) and open the window; False when the
+        user cancelled the connection dialog. :meth:`run` does this and then waits for the quit."""
+        connection = await self._first_connection()
+        if connection is None:
+            return False
+        self._open_window(connection)
+        return True
 
     def _handle_signals(self) -> None:
         """Ctrl+C or a termination request closes the app as the window's close button does."""

@@ -14,8 +14,8 @@ import pytest
 
 from castdeck.api import APIConnectionError, CastdeckError, Client, InvalidResponseError, UnauthorizedError
 from castdeck.api.errors import InputValidationError, NotFoundError, UploadError
-from tests.client.test_hostile_servers import RawServer, Seen, response
 from tests.conftest import DEMO_KEY, RunningSandbox
+from tests.helpers import RawServer, Seen, response
 
 SECRET = "sk_live_credential_test_7f3a9c2e51"
 

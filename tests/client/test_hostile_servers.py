@@ -11,7 +11,6 @@ import contextlib
 import json
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -25,101 +24,11 @@ from castdeck.api import (
     ServerError,
 )
 from castdeck.api.transport import MAX_BODY_BYTES
+from tests.helpers import Handler, RawServer, Seen, response
 
 KEY = "sk_hostile_test_key_0123456789"
 ACCOUNT = {"data": {"organization_id": "org_1", "plan": "creator", "credits": {"balance": 5}}}
 MiB = 1024 * 1024
-
-
-@dataclass
-class Seen:
-    method: str
-    target: str
-    headers: dict[str, str]
-    body: bytes
-
-
-Handler = Callable[[Seen, asyncio.StreamWriter], Awaitable[None]]
-
-
-@dataclass
-class RawServer:
-    """One request per connection; the handler writes whatever bytes it wants."""
-
-    handler: Handler
-    requests: list[Seen] = field(default_factory=list)
-    sent: int = 0
-    stopping: asyncio.Event = field(default_factory=asyncio.Event)
-    _server: asyncio.Server | None = None
-    _tasks: set[asyncio.Task[Any]] = field(default_factory=set)
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None
-        port = self._server.sockets[0].getsockname()[1]
-        return f"http://127.0.0.1:{port}"
-
-    async def __aenter__(self) -> RawServer:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        assert self._server is not None
-        self._server.close()
-        self.stopping.set()  # handlers that never answer end now (cancelling them makes asyncio log)
-        if self._tasks:
-            await asyncio.wait(self._tasks, timeout=5)
-        await self._server.wait_closed()
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._tasks.add(task)
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-            lines = head.decode("latin-1").split("\r\n")
-            method, target, _ = lines[0].split(" ", 2)
-            headers = {}
-            for line in lines[1:]:
-                if ":" in line:
-                    name, value = line.split(":", 1)
-                    headers[name.strip().lower()] = value.strip()
-            body = await reader.readexactly(int(headers.get("content-length", "0")))
-            seen = Seen(method, target, headers, body)
-            self.requests.append(seen)
-            await self.handler(seen, writer)
-            await writer.drain()
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        finally:
-            writer.close()
-            with contextlib.suppress(Exception):
-                await writer.wait_closed()
-            self._tasks.discard(task)
-
-    async def write(self, writer: asyncio.StreamWriter, data: bytes) -> None:
-        writer.write(data)
-        await writer.drain()
-        self.sent += len(data)
-
-
-def response(
-    status: int,
-    body: bytes | str | dict[str, Any] = b"",
-    *,
-    content_type: str | None = "application/json",
-    headers: dict[str, str] | None = None,
-    content_length: int | None = None,
-) -> bytes:
-    if isinstance(body, dict):
-        body = json.dumps(body)
-    data = body.encode() if isinstance(body, str) else body
-    lines = [f"HTTP/1.1 {status} Whatever", "Connection: close", "X-Request-Id: req_hostile"]
-    if content_type:
-        lines.append(f"Content-Type: {content_type}")
-    lines.append(f"Content-Length: {len(data) if content_length is None else content_length}")
-    lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + data
 
 
 def answer(data: bytes) -> Handler:

@@ -15,8 +15,8 @@ from castdeck.api import Client, NotFoundError
 from castdeck.api.errors import parse_retry_after
 from castdeck.api.models import Episode, MediaStatus
 from castdeck.api.polling import StillRunning
-from tests.client.test_uploads import Recorder
 from tests.conftest import DEMO_KEY, RunningSandbox
+from tests.helpers import Recorder
 
 PROMPT = "A friendly one-minute chat about lighthouses and their keepers."
 

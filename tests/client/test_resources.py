@@ -270,7 +270,7 @@ async def test_podcasts_list_get_create_update_analytics(box: RunningSandbox, ra
         assert [p.id for p in listed] == [p["id"] for p in expected]
         assert len({p.id for p in listed}) == len(listed) >= 4
         pages = len(recorder.requests) - start
-        assert pages == -(-len(expected) // 2) or pages == len(expected) // 2 + 1
+        assert pages == -(-len(expected) // 2)  # the service says when a full page is the last
         assert all(request_id_of(p) for p in listed)
         assert listed[0].id == second.id and listed[1].id == made.id
 
@@ -924,7 +924,7 @@ async def test_invalid_input_raises_before_any_request(box: RunningSandbox) -> N
                     await call(target)
                 assert field in caught.value.fields, (label, caught.value.errors)
                 message = next(e.message for e in caught.value.errors if e.field == field)
-                assert rule in message or rule in str(caught.value), (label, str(caught.value))
+                assert rule in message, (label, str(caught.value))
             expect_no_request(recorder, 1)
         assert client.last_request_id == last
 

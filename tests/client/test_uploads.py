@@ -14,52 +14,18 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from castdeck.api import APIConnectionError, ApiError, Client, NotFoundError, UploadError
 from castdeck.api.models.limits import MAX_UPLOAD_BYTES
 from castdeck.api.uploads import MAX_IMAGE_BYTES, download_to
 from tests.conftest import DEMO_KEY, RunningSandbox
-from tests.integration.test_sources import image_bytes, mp3_bytes, office_bytes, pdf_bytes
+from tests.helpers import Recorder, image_bytes, mp3_bytes, office_bytes, pdf_bytes
 
 MiB = 1024 * 1024
 
 
-# --- a recording transport: real HTTP, every request and answer noted -------------------------------------------
-
-
-class Recorder(httpx.AsyncHTTPTransport):
-    """A real httpx transport that notes what goes on the wire (and can hold the first request back)."""
-
-    def __init__(self, *, hold_first: float = 0.0) -> None:
-        super().__init__()
-        self.events: list[dict[str, Any]] = []
-        self.hold_first = hold_first
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        entry: dict[str, Any] = {
-            "method": request.method,
-            "url": str(request.url),
-            "path": request.url.path,
-            "headers": dict(request.headers),
-            "sent": time.monotonic(),
-        }
-        self.events.append(entry)
-        if self.hold_first and len(self.events) == 1:
-            await asyncio.sleep(self.hold_first)  # a slow network: the request reaches the server late
-        try:
-            response = await super().handle_async_request(request)
-        except Exception as exc:
-            entry["error"] = exc
-            raise
-        entry["status"] = response.status_code
-        entry["received"] = time.monotonic()
-        entry["response_headers"] = dict(response.headers)
-        return response
-
-    def calls(self, method: str, path_suffix: str = "") -> list[dict[str, Any]]:
-        return [e for e in self.events if e["method"] == method and e["path"].endswith(path_suffix)]
+# --- a client whose requests are recorded ---------------------------------------------------------------------
 
 
 def recorded_client(base_url: str, **kwargs: Any) -> tuple[Client, Recorder, Recorder]:

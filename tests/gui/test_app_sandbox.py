@@ -18,7 +18,7 @@ from castdeck.services.session import ConnectionState
 from castdeck.services.tasks import tasks
 from castdeck.ui.connect_dialog import ConnectDialog
 from tests.conftest import DEMO_KEY, OTHER_KEY, RunningSandbox
-from tests.gui.conftest import settle, until
+from tests.gui.conftest import until
 
 
 @pytest.mark.asyncio
@@ -28,11 +28,10 @@ async def test_sandbox_window_crash_and_restart(qtbot: QtBot, tmp_path: Path, sh
     )
     app = CastdeckApp(args, tmp_path / "data")
     try:
-        connection = await app._first_connection()
-        assert connection is not None and connection.profile.sandbox
-        app._open_window(connection)
+        assert await app.open()
         window = app.window
         assert window is not None and app.session is not None and app.sandbox is not None
+        assert app.session.profile.sandbox
         qtbot.addWidget(window)
         assert "Sandbox" in window.windowTitle()
         assert window.sandbox_strip.isVisible() and "SANDBOX" in window.sandbox_strip.text()
@@ -40,7 +39,8 @@ async def test_sandbox_window_crash_and_restart(qtbot: QtBot, tmp_path: Path, sh
         await until(lambda: "creator" in window.status.plan.text())
         first_url = app.sandbox.base_url
 
-        pid = app.sandbox._process.processId()  # the sandbox dies under us
+        pid = app.sandbox.pid  # the sandbox dies under us
+        assert pid is not None
         os.kill(pid, signal.SIGKILL)
         await until(lambda: window.restart_button.isVisible())
         assert "sandbox" in window.banner.text.lower() and "log" in window.banner.text
@@ -55,7 +55,6 @@ async def test_sandbox_window_crash_and_restart(qtbot: QtBot, tmp_path: Path, sh
         assert app.sandbox.base_url and app.sandbox.base_url != first_url
         assert app.session.profile.base_url == app.sandbox.base_url
     finally:
-        await settle()
         await app.shutdown()
     assert not app.sandbox.running
 
@@ -68,11 +67,10 @@ async def test_environment_profile_then_switch_to_another_profile(
     monkeypatch.setenv("CASTDECK_API_KEY", DEMO_KEY)
     app = CastdeckApp(build_parser().parse_args([]), tmp_path / "data")
     try:
-        connection = await app._first_connection()
-        assert connection is not None and connection.profile.name == "Environment"
-        app._open_window(connection)
+        assert await app.open()
         window = app.window
         assert window is not None and app.session is not None
+        assert app.session.profile.name == "Environment"
         qtbot.addWidget(window)
         assert not window.sandbox_strip.isVisible()
         await until(lambda: "org_demo_studio" in window.status.organization.text())
@@ -92,7 +90,6 @@ async def test_environment_profile_then_switch_to_another_profile(
         assert all(e.podcast_id not in demo_podcasts(sandbox) for e in episodes.model.items)
         assert ProfileStore().last_used() == "Northwind"
     finally:
-        await settle()
         await app.shutdown()
 
 

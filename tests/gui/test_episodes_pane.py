@@ -3,6 +3,8 @@ schedule, against the real sandbox."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -12,31 +14,13 @@ from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from castdeck.api import NotFoundError
-from castdeck.api.models import Episode, Podcast
+from castdeck.api.models import Episode
 from castdeck.services.background import Background
 from castdeck.services.session import Session
 from castdeck.ui.dialogs.episode_dialogs import EpisodeCreateDialog, EpisodeEditDialog, PublishDialog
 from castdeck.ui.panes.episodes import EpisodesPane, generation_text
-from tests.gui.conftest import answer_confirmation, until
-from tests.gui.test_podcasts_pane import first_host, new_podcast, quiet
-
-
-async def make_pane(
-    qtbot: QtBot, session: Session, background: Background, podcast: Podcast | None = None
-) -> EpisodesPane:
-    """The pane, shown, filtered to ``podcast`` when given, with its first page read."""
-    pane = EpisodesPane(session, background)
-    qtbot.addWidget(pane)
-    pane.resize(1100, 700)
-    await pane.podcast_filter.wait_loaded()
-    if podcast is not None:
-        pane.podcast_filter.setCurrentIndex(pane.podcast_filter.findData(podcast.id))
-    pane.show()
-    pane.activate()
-    await until(
-        lambda: not pane.model.loading and (pane.model.rowCount() > 0 or not pane.model.canFetchMore())
-    )
-    return pane
+from tests.gui.conftest import answer_confirmation, quiet, until
+from tests.gui.helpers import first_host, make_pane, new_podcast
 
 
 def row_of(pane: EpisodesPane, title: str) -> Episode | None:
@@ -49,6 +33,20 @@ async def select(pane: EpisodesPane, episode_id: str) -> None:
     await until(lambda: pane.details.value_of("Episode ID") == episode_id)
 
 
+PUBLISHED = "The Quiet Carbon of Kelp Forests"  # a seeded published episode
+
+
+async def with_audio(session: Session, title: str, timeout: float = 60.0) -> Episode:
+    """The episode called ``title`` once the service has made its audio."""
+    deadline = time.monotonic() + timeout
+    while True:
+        async for episode in session.client.episodes.list(limit=100):
+            if episode.title == title and episode.audio_url:
+                return episode
+        assert time.monotonic() < deadline, f"{title!r} has no audio after {timeout} s"
+        await asyncio.sleep(0.3)
+
+
 def link_targets(widget: QWidget) -> dict[str, str]:
     return {
         label.accessibleName(): label.toolTip() for label in widget.findChildren(QLabel) if label.toolTip()
@@ -59,6 +57,7 @@ def link_targets(widget: QWidget) -> dict[str, str]:
 async def test_episodes_filter_page_and_show_details(
     qtbot: QtBot, session: Session, background: Background, shot, qtmodeltester
 ) -> None:
+    await with_audio(session, PUBLISHED)  # the sandbox makes the seeded audio in the background
     podcast = await new_podcast(session, f"Paging show {uuid.uuid4().hex[:6]}")
     for i in range(7):
         await session.client.episodes.create(podcast_id=podcast.id, title=f"Part {i}")
@@ -81,7 +80,10 @@ async def test_episodes_filter_page_and_show_details(
     assert pane.model.rowCount() == 7 and not pane.model.canFetchMore()
     assert {e.podcast_id for e in pane.model.items} == {podcast.id}
     assert [e.title for e in pane.model.items] == [f"Part {i}" for i in range(6, -1, -1)]  # newest first
-    assert pane.model._feed is not None and pane.model._feed.list_key == f"episodes?podcast_id={podcast.id}"
+    # the filtered list is cached under its own key, whole and in order (what is shown offline)
+    cached = await session.cached_list(f"episodes?podcast_id={podcast.id}")
+    assert cached is not None and cached.complete
+    assert [r["id"] for r in cached.items] == [e.id for e in pane.model.items]
     await until(lambda: pane.model.data(pane.model.index(0, 1)) == podcast.title)  # podcast names arrive
 
     # the status filter is sent to the service
@@ -108,16 +110,15 @@ async def test_episodes_filter_page_and_show_details(
     assert pane.details.value_of("Generation") == "Failed"
     assert pane.publish_button.isVisible() and not pane.unpublish_button.isVisible()
 
-    # a published one: its hosts are named, it links to its audio once the sandbox has made it
-    published = row_of(pane, "The Quiet Carbon of Kelp Forests")
-    assert published is not None
+    # a published one: its hosts are named, it links to its audio
+    published = row_of(pane, PUBLISHED)
+    assert published is not None and published.audio_url
     await select(pane, published.id)
     await pane.names.wait("host")
     await until(lambda: "Alex Rivera" in (pane.details.value_of("Hosts") or ""))
     assert pane.details.value_of("Status") == "Published"
     assert pane.details.value_of("Podcast") == "The Curious Current"
-    if published.audio_url:
-        assert link_targets(pane.details).get("Audio file") == published.audio_url
+    assert link_targets(pane.details).get("Audio file") == published.audio_url
     assert pane.unpublish_button.isVisible() and not pane.publish_button.isVisible()
     assert pane.details.text.toPlainText().strip()
     # (after the filter changes: the C++ tester asks for rows during a reset, which the list
@@ -244,14 +245,20 @@ async def test_publish_waits_for_rendering_then_schedule(
     qtbot.mouseClick(dialog.submit_button, Qt.MouseButton.LeftButton)
     await dialog.wait_sent()
     assert not dialog.isVisible()  # the pane goes on
+    # the wait is the tracker's publish job: the strip, the details and the Jobs card read it
+    job = await until(lambda: background.publisher.waiting(episode_id))
+    assert job.kind == "publish" and job.active
     wait = await until(lambda: pane.publish_waits.get(episode_id))
-    await until(lambda: "retrying in" in wait.text)
-    assert "retrying in" in pane.details.note.text()
+    assert "Waiting for rendering" in wait.text
+    await until(lambda: "Waiting for rendering" in pane.details.note.text())
     assert not pane.publish_button.isVisible()
     wait.stop_button.click()
     await until(lambda: episode_id not in pane.publish_waits)
     assert "Stopped waiting" in pane.banner.text
-    assert pane.publish_button.isVisible()
+    assert background.publisher.waiting(episode_id) is None
+    stopped = background.jobs.job("publish", episode_id)
+    assert stopped is not None and stopped.state == "failed"
+    await until(pane.publish_button.isVisible)
 
     # again, and this time it publishes by itself once rendering has finished
     pane.publish_button.click()

@@ -4,24 +4,27 @@ generation starts."""
 
 from __future__ import annotations
 
-import socket
 import uuid
+from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from castdeck.api import Client
-from castdeck.api.models import Account, EpisodeGenerateInput
-from castdeck.services.background import Background
-from castdeck.services.session import ConnectionState, Session
+from castdeck.api.models import EpisodeGenerateInput
+from castdeck.services.session import ConnectionState
 from castdeck.store.outbox import OutboxEntry
 from castdeck.ui.dialogs.generate_dialog import LENGTH_FIELD, GenerateDialog
 from castdeck.ui.panes.episodes import EpisodesPane
-from tests.conftest import DEMO_KEY
-from tests.gui.conftest import until
-from tests.gui.test_episodes_pane import make_pane
-from tests.gui.test_podcasts_pane import new_podcast, quiet
+from tests.gui.conftest import OnLine, quiet, until
+from tests.gui.helpers import make_pane, new_podcast
+
+
+def low_balance(body: dict[str, Any]) -> dict[str, Any]:
+    """The account's answer with a balance of 100 credits."""
+    data = body["data"]
+    return {**body, "data": {**data, "credits": {**data["credits"], "balance": 100}}}
+
 
 PROMPT = "How lighthouses kept ships safe before satellite navigation, told by two keepers."
 
@@ -35,17 +38,10 @@ async def open_dialog(pane: EpisodesPane) -> GenerateDialog:
     return dialog
 
 
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.mark.asyncio
-async def test_generate_dialog_validates_and_estimates(
-    qtbot: QtBot, session: Session, shot, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    pane = await make_pane(qtbot, session)
+async def test_generate_dialog_validates_and_estimates(qtbot: QtBot, on_line: OnLine, shot) -> None:
+    session, line = on_line.session, on_line.line
+    pane = await make_pane(qtbot, session, on_line.background)
     dialog = await open_dialog(pane)
     podcast = dialog.podcast_picker.items[dialog.podcast_picker.selected_id() or ""]
     assert dialog.hosts_picker.selected_ids() == podcast.host_ids  # the podcast's hosts are proposed
@@ -70,10 +66,11 @@ async def test_generate_dialog_validates_and_estimates(
     dialog.length_spin.setValue(75)
     assert "2,250 credits" in dialog.estimate.text()
 
-    # a balance below the estimate is an inline error on the length
-    low = Account(organization_id="org_demo_studio", plan="creator", credits={"balance": 100})
-    monkeypatch.setattr(session, "_account", low)
-    session.accountChanged.emit(low)
+    # a balance below the estimate is an inline error on the length (the sandbox cannot be made to
+    # hold a low balance, so the line changes the account's answer on its way back)
+    line.change_answers("GET", "/v1/account", low_balance)
+    await session.refresh_account()
+    assert session.account is not None and session.account.credits.balance == 100
     length_row = dialog.rows[LENGTH_FIELD]
     await until(lambda: length_row.error.isVisible())
     assert "balance is 100" in length_row.error.text()
@@ -93,10 +90,11 @@ async def test_generate_dialog_validates_and_estimates(
 
 @pytest.mark.asyncio
 async def test_generating_again_after_a_network_failure_starts_one_episode(
-    qtbot: QtBot, session: Session, background: Background, shot, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot, on_line: OnLine, shot
 ) -> None:
+    session, background, line = on_line.session, on_line.background, on_line.line
     podcast = await new_podcast(session, f"Keepers {uuid.uuid4().hex[:6]}")
-    pane = await make_pane(qtbot, session, podcast)
+    pane = await make_pane(qtbot, session, background, podcast)
     assert pane.model.rowCount() == 0
     dialog = await open_dialog(pane)
     assert dialog.podcast_picker.selected_id() == podcast.id  # the filtered podcast is proposed
@@ -109,10 +107,9 @@ async def test_generating_again_after_a_network_failure_starts_one_episode(
     await quiet()
     shot(dialog, "dialog-generate")
 
-    # the first attempt cannot reach the service (the network went away as the user pressed Generate)
-    working = session.client
-    broken = Client(f"http://127.0.0.1:{closed_port()}", DEMO_KEY, timeout=5.0, max_retries=1)
-    monkeypatch.setattr(session, "_client", broken)
+    # the network goes away as the user presses Generate: the service gets the request and starts the
+    # episode, but the answer is lost, and the line stays down
+    line.lose_answer("POST", "/v1/episodes/generate", then_down=True)
     assert dialog.submit_button.isEnabled()
     qtbot.mouseClick(dialog.submit_button, Qt.MouseButton.LeftButton)
     await dialog.wait_sent()
@@ -124,17 +121,22 @@ async def test_generating_again_after_a_network_failure_starts_one_episode(
     assert session.state is ConnectionState.OFFLINE
     assert [e.id for e in background.outbox.entries()] == [entry.id]
 
-    # the service is back (the session notices by itself): the outbox sends it again, same key
-    monkeypatch.setattr(session, "_client", working)
+    # the network is back (the session notices by itself): the outbox sends it again, same key, and
+    # the service answers with the episode the first attempt started
+    line.up()
     await until(lambda: session.state is ConnectionState.ONLINE)
-    await broken.aclose()
     sent = await until(lambda: (e := background.outbox.get(entry.id)) is not None and e.state == "sent" and e)
     assert sent.idempotency_key == entry.idempotency_key and sent.attempts == 2
+    posts = line.to("POST", "/v1/episodes/generate")
+    assert [(p.idempotency_key, p.status, p.fault) for p in posts] == [
+        (entry.idempotency_key, 202, "lost answer"),
+        (entry.idempotency_key, 202, None),
+    ]
     episode_id = str(sent.resource_id)
     job = await until(lambda: background.jobs.job("episode", episode_id))
     assert job.extra["attempts"] == 2 and job.extra["idempotency_key"] == entry.idempotency_key
 
-    # had the first attempt reached the service, sending again would have answered the same episode
+    # sending it once more with the key still answers the same episode, and there is only one
     payload = dialog.validate(dialog.collect())
     assert isinstance(payload, EpisodeGenerateInput)
     again = await session.client.episodes.generate(payload, idempotency_key=entry.idempotency_key)

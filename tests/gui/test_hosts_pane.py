@@ -56,13 +56,13 @@ async def test_hosts_pane_lists_hosts_with_voices(
     assert pane.model.headerData(2, Qt.Orientation.Horizontal) == "Voice"
     assert any(h.voice is not None for h in pane.model.items)
 
-    pane.table.selectRow(0)
+    voiced = next(h for h in pane.model.items if h.voice is not None)
+    assert pane.select_id(voiced.id)
     host = pane.current
-    assert isinstance(host, Host)
+    assert isinstance(host, Host) and host.voice is not None
     await until(lambda: pane.details.value_of("Host ID") == host.id)
     assert pane.details.heading.text() == host.name
-    if host.voice is not None:
-        await until(lambda: pane.details.value_of("Voice ID") == str(host.voice.id))
+    await until(lambda: pane.details.value_of("Voice ID") == str(host.voice.id))
     assert pane.details.text_heading.text() == "Backstory"
     assert pane.details.text.toPlainText().strip()
     assert pane.edit_button.isVisible() and pane.delete_button.isVisible()
@@ -137,10 +137,12 @@ async def test_create_edit_and_archive_a_host(qtbot: QtBot, session: Session, sh
     assert "Archive this host?" in await answer_confirmation(pane, "Cancel")
     await until(lambda: pane.findChild(QMessageBox, "confirm") is None)
     assert row_of(pane, name) is not None
+    view_row = pane.proxy.mapFromSource(pane.model.index(pane.model.row_of(created.id), 0)).row()
+    below = pane.model.item(pane.proxy.mapToSource(pane.proxy.index(view_row + 1, 0)).row())
     pane.delete_button.click()
     assert name in await answer_confirmation(pane, "Archive")
     await until(lambda: row_of(pane, name) is None)
-    assert pane.current is None or pane.current.id != created.id
+    assert pane.current is not None and pane.current.id == below.id  # the row that took its place
     assert "Archived" in pane.banner.text
     archived = await session.client.hosts.get(created.id)
     assert archived.model_extra.get("archived") is True

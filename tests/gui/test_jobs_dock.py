@@ -3,6 +3,7 @@ the next actions, announce ends, show refused and unanswered writes, and come ba
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from pathlib import Path
 from typing import Any
@@ -12,17 +13,16 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from castdeck.api import Client
 from castdeck.services.background import Background
 from castdeck.services.session import ConnectionState, Session
 from castdeck.store.cache import Cache
 from castdeck.ui.jobs.card import JobCard
 from castdeck.ui.jobs.panel import JobsPanel
 from castdeck.ui.main_window import MainWindow
-from tests.conftest import DEMO_KEY, RunningSandbox
-from tests.gui.conftest import open_session, quiet, settle, until
-from tests.gui.test_generate_dialog import closed_port
-from tests.gui.test_podcasts_pane import new_podcast
+from tests.conftest import RunningSandbox
+from tests.gui.conftest import OnLine, open_session, quiet, until
+from tests.gui.helpers import new_podcast, session_through
+from tests.helpers import Line
 
 FAIL = "[sandbox:fail]"
 
@@ -60,12 +60,14 @@ def episode_body(podcast_id: str, prompt: str) -> dict[str, Any]:
 
 @pytest.mark.asyncio
 async def test_a_generation_card_runs_to_its_end_and_offers_the_next_steps(
-    qtbot: QtBot, session: Session, background: Background, shot: Any, tmp_path: Path
+    qtbot: QtBot, on_line: OnLine, shot: Any, tmp_path: Path
 ) -> None:
+    session, background, line = on_line.session, on_line.background, on_line.line
     window = open_window(qtbot, session, background)
     panel = window.jobs_panel
     assert panel.summary.text() == "No jobs" and panel.empty_label.isVisible()
     podcast = await new_podcast(session, unique("Card podcast"))
+    line.hold_requests("GET", "/v1/episodes/")  # the tracker's polls wait: the card is seen running
     entry = background.outbox.submit(
         "episode_generate", episode_body(podcast.id, unique("How harbour pilots bring ships in safely"))
     )
@@ -74,10 +76,12 @@ async def test_a_generation_card_runs_to_its_end_and_offers_the_next_steps(
     card = await card_for(panel, key)
     assert card.view.kind == "episode" and "harbour pilots" in card.view.title.lower()
     assert panel.card(f"entry:{entry.id}") is None  # the write's card became the job's card
-    if card.view.state == "running":
-        assert card.progress.isVisible() and "Generating" in card.status_label.text()
-        assert card.elapsed_label.text().endswith("s")
-        shot(window, "jobs-dock-running")
+    assert card.view.state == "running"
+    assert card.progress.isVisible() and "Generating" in card.status_label.text()
+    assert card.elapsed_label.text().endswith("s")
+    shot(window, "jobs-dock-running")
+    await asyncio.wait_for(line.holding.wait(), timeout=60)  # the first poll is due
+    line.release()
     card = await card_for(panel, key, "completed", timeout=120)
     assert card.status_label.text() == "Finished: the episode is ready"
     assert {"open", "play", "download", "dismiss"} <= set(card.buttons)
@@ -171,10 +175,8 @@ async def test_a_refused_write_shows_why_and_is_not_sent_again(
     card = await card_for(panel, f"entry:{entry.id}", "rejected")
     assert "not sent again" in card.status_label.text()
     assert card.view.request_id and "Request ID" in card.detail_label.text()
-    assert (
-        "again (a new request with a new key)" in card.detail_label.text()
-        or "Check" in card.detail_label.text()
-    )
+    assert f"404: No podcast with id '{missing_podcast}'" in card.detail_label.text()
+    assert "Correct the input and start it again (a new request with a new key)." in card.detail_label.text()
     assert window.notifier.history[-1].title == "Not started"
     stored = background.outbox.get(entry.id)
     assert stored is not None and stored.attempts == 1
@@ -191,31 +193,29 @@ async def test_a_refused_write_shows_why_and_is_not_sent_again(
 
 @pytest.mark.asyncio
 async def test_unanswered_write_waits_on_its_card_and_is_created_once_after_a_restart(
-    qtbot: QtBot, sandbox: RunningSandbox, cache: Cache, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot, sandbox: RunningSandbox, cache: Cache, tmp_path: Path
 ) -> None:
     data = tmp_path / "background"
-    first = await open_session(sandbox.base_url, cache)
+    line = Line()
+    first = await session_through(sandbox.base_url, cache, line)
     background = Background(first, data)
     background.start()
     window = open_window(qtbot, first, background)
     podcast = await new_podcast(first, unique("Restart podcast"))
-    # the network is gone as the user starts a generation: the request is kept with its key
-    broken = Client(f"http://127.0.0.1:{closed_port()}", DEMO_KEY, timeout=5.0, max_retries=0)
-    working = first.client
-    monkeypatch.setattr(first, "_client", broken)
+    # the network goes away as the user starts a generation: the service gets the request and starts
+    # the episode, the answer never comes back, and the line stays down
+    line.lose_answer("POST", "/v1/episodes/generate", then_down=True)
     sent = await background.outbox.send(
         "episode_generate", episode_body(podcast.id, unique("Kept across a restart"))
     )
     assert sent.accepted is None and sent.entry.state == "pending"
+    assert [s.fault for s in line.to("POST", "/v1/episodes/generate")] == ["lost answer"]
     card = await card_for(window.jobs_panel, f"entry:{sent.entry.id}", "waiting")
     assert "same idempotency key" in card.detail_label.text() and "send_now" in card.buttons
     assert first.state is ConnectionState.OFFLINE
-    # the app quits before the network returns
-    await settle()
-    await background.close()
+    # the app quits before the network returns (as CastdeckApp.shutdown does)
     window.hide()  # (closing the last window would stop the test loop)
-    monkeypatch.setattr(first, "_client", working)
-    await broken.aclose()
+    await background.close()
     await first.close()
 
     # the next start: the kept request goes out with its key and its job is followed to the end
@@ -223,9 +223,8 @@ async def test_unanswered_write_waits_on_its_card_and_is_created_once_after_a_re
     again = Background(second, data)
     try:
         window = open_window(qtbot, second, again)
-        assert (
-            window.jobs_panel.card(f"entry:{sent.entry.id}") is not None or window.jobs_panel.pending_builds()
-        )
+        # its card is back before it is resent
+        await until(lambda: window.jobs_panel.card(f"entry:{sent.entry.id}") is not None)
         again.start()
         done = await until(
             lambda: (e := again.outbox.get(sent.entry.id)) is not None and e.state == "sent" and e, timeout=30
@@ -234,10 +233,9 @@ async def test_unanswered_write_waits_on_its_card_and_is_created_once_after_a_re
         card = await card_for(window.jobs_panel, f"job:episode:{done.resource_id}", "completed", timeout=120)
         assert "Sent 2 times with one idempotency key" in card.detail_label.text()
         episodes = [e.id async for e in second.client.episodes.list(podcast_id=podcast.id, limit=100)]
-        assert episodes == [done.resource_id]  # created exactly once
+        assert episodes == [done.resource_id]  # the service got it twice and created it once
         await quiet()
     finally:
-        await settle()
         await again.close()
         await second.close()
 

@@ -15,7 +15,7 @@ from castdeck.services.session import ConnectionState
 from castdeck.store.cache import Cache
 from castdeck.ui.main_window import MainWindow
 from tests.conftest import RunningSandbox
-from tests.gui.conftest import open_session, settle, until
+from tests.gui.conftest import open_session, quiet, until
 
 
 def free_port() -> int:
@@ -66,6 +66,6 @@ async def test_cached_data_offline_and_recovery(
     assert not voices.offline_banner.isVisible()
     hosts = window.show_pane("Hosts")
     await until(lambda: not hosts.model.offline and hosts.new_button.isEnabled())
-    await settle()
+    await quiet()  # the reads the panes started on their return
     await background.close()
     await session.close()

@@ -15,8 +15,8 @@ from pytestqt.qtbot import QtBot
 from castdeck.app import CastdeckApp, build_parser
 from castdeck.services.background import Background
 from castdeck.services.session import ConnectionState
-from tests.gui.conftest import settle, until
-from tests.gui.test_upload_queue import drop_on
+from tests.gui.conftest import until
+from tests.gui.helpers import drop_on
 
 DOCUMENTS = 4
 MIB = 24
@@ -38,9 +38,7 @@ def documents(root: Path, tag: str) -> Path:
 
 async def start_app(qtbot: QtBot, args: argparse.Namespace, data: Path) -> tuple[CastdeckApp, Background]:
     app = CastdeckApp(args, data)
-    connection = await app._first_connection()
-    assert connection is not None
-    app._open_window(connection)
+    assert await app.open()
     assert app.window is not None and app.session is not None and app.background is not None
     qtbot.addWidget(app.window)
     await until(lambda: app.session is not None and app.session.state is ConnectionState.ONLINE, timeout=30)
@@ -79,7 +77,6 @@ async def test_drop_generate_quit_restart_and_everything_finishes_once(
         jobs = background.jobs.jobs()
         assert len(jobs) == 3 and any(j.state == "running" for j in jobs), jobs
     finally:
-        await settle()
         await app.shutdown()
         if app.window is not None:
             app.window.hide()  # (closing the last window would stop the test loop)
@@ -121,7 +118,6 @@ async def test_drop_generate_quit_restart_and_everything_finishes_once(
         videos = [v for v in await client.videos.list(limit=100).to_list() if tag in str(v.model_dump())]
         assert len(videos) == 1
     finally:
-        await settle()
         await app.shutdown()
         if app.window is not None:
             app.window.hide()

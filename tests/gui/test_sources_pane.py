@@ -20,12 +20,9 @@ from castdeck.ui.panes.sources import SourcesPane, metadata_summary
 from tests.gui.conftest import answer_confirmation, check_pages_by_two, quiet, shown_pane, until
 
 
-async def open_pane(
-    qtbot: QtBot, session: Session, background: Background, poll_interval: float = 0.2
-) -> SourcesPane:
-    pane = SourcesPane(session, background)
-    pane.poll_interval = poll_interval
-    return await shown_pane(qtbot, pane)
+async def open_pane(qtbot: QtBot, session: Session, background: Background) -> SourcesPane:
+    background.jobs.default_interval = 0.2  # the sandbox runs fast: read processing rows soon
+    return await shown_pane(qtbot, SourcesPane(session, background))
 
 
 async def focus(pane: QWidget) -> None:
@@ -130,23 +127,25 @@ async def test_create_url_youtube_and_text_sources(
 
 
 @pytest.mark.asyncio
-async def test_polling_stops_while_the_pane_is_hidden(
+async def test_a_processing_row_is_the_trackers_job_not_the_panes(
     qtbot: QtBot, session: Session, background: Background
 ) -> None:
-    pane = await open_pane(qtbot, session, background, poll_interval=60.0)
+    pane = await open_pane(qtbot, session, background)
     source = await session.client.sources.create(type="text", content="Kelp forests grow fast.", title="Kelp")
     assert source.status == "processing"
-    pane.item_changed(source)
-    assert pane.polling
+    pane.item_changed(source)  # shown and selected, as after the dialog
+    job = background.jobs.job("source", source.id)
+    assert job is not None and job.active
+    assert background.jobs.is_following("source", source.id) and pane.polling
+    # hidden, the pane reads nothing itself; the tracker's one loop goes on
     pane.hide()
-    assert not pane.polling
+    assert background.jobs.is_following("source", source.id)
+    await until(
+        lambda: (j := background.jobs.job("source", source.id)) is not None and j.state == "completed"
+    )
     pane.show()
-    assert pane.polling
-    pane.stop_polling()
-    pane.poll_interval = 0.1
-    pane.ensure_polling()
     await until(lambda: (row_of(pane, "Kelp") or Source(id="-")).status == "completed")
-    await until(lambda: not pane.polling)
+    assert not pane.polling
     await quiet()  # nothing may run on when the loop stops
 
 

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl
-from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QImage
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QColor, QImage
 from pytestqt.qtbot import QtBot
 
+from castdeck.api.uploads import CHUNK_SIZE
 from castdeck.services.background import Background
 from castdeck.services.session import Session
 from castdeck.store.uploads import UploadItem
@@ -29,7 +29,8 @@ from castdeck.ui.upload_queue import (
     format_bytes,
     format_eta,
 )
-from tests.gui.conftest import quiet, shown_pane, until
+from tests.gui.conftest import OnLine, quiet, shown_pane, until
+from tests.gui.helpers import drop_on
 
 # --- fixtures and helpers -------------------------------------------------------------------------------------
 
@@ -77,25 +78,8 @@ def folder_to_drop(root: Path) -> tuple[Path, dict[str, str]]:
     }
 
 
-def drop_on(widget: QWidget, paths: list[Path], *, direct: Any = None) -> None:
-    """A real drag enter and drop with file URLs (QMimeData), as a file manager sends them.
-
-    A drop without a drag in progress never reaches a widget through the event system, so the drop
-    event goes to ``direct`` (the widget's handler) as the pane test does."""
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
-    args = (Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
-    enter = QDragEnterEvent(QPoint(10, 10), *args)
-    QApplication.sendEvent(widget, enter)
-    assert enter.isAccepted()
-    event = QDropEvent(QPointF(10, 10), *args)
-    (direct or widget.dropEvent)(event)
-    assert event.isAccepted()
-
-
 async def open_sources(qtbot: QtBot, session: Session, background: Background) -> SourcesPane:
     pane = SourcesPane(session, background)
-    pane.poll_interval = 0.3
     return await shown_pane(qtbot, pane)
 
 
@@ -192,21 +176,19 @@ async def test_dropping_a_folder_uploads_the_good_files_and_refuses_the_rest(
 
 @pytest.mark.asyncio
 async def test_pause_resume_cancel_and_retry_from_the_buttons(
-    qtbot: QtBot,
-    session: Session,
-    background: Background,
-    fast: Background,
-    tmp_path: Path,
-    shot,
-    qtmodeltester,
+    qtbot: QtBot, on_line: OnLine, tmp_path: Path, shot, qtmodeltester
 ) -> None:
+    session, background, line = on_line.session, on_line.background, on_line.line
+    background.jobs.default_interval = 0.3
     pane = await open_sources(qtbot, session, background)
     view = queue_view(pane)
     view.concurrency.setValue(1)  # one at a time: the rest wait their turn
-    assert fast.uploads.concurrency == 1
+    assert background.uploads.concurrency == 1
     assert int(QSettings().value(CONCURRENCY_KEY)) == 1  # type: ignore[call-overload]
-    size = 60 * 1024 * 1024
-    files = [pdf(tmp_path / f"deck-{n}.pdf", size) for n in range(1, 5)]
+    # each file's bytes go out a chunk at a time and stop after two chunks until the test lets them go:
+    # the first file is caught mid-way however fast the machine is
+    line.hold_bodies(after=2)
+    files = [pdf(tmp_path / f"deck-{n}.pdf", 6 * CHUNK_SIZE) for n in range(1, 5)]
     refused = tmp_path / "clip.mp4"
     refused.write_bytes(b"\x00\x00\x00\x18ftypmp42" + b"\x00" * 64)
     drop_on(pane.drop_area, [*files, refused], direct=pane.drop_area.dropEvent)
@@ -225,29 +207,31 @@ async def test_pause_resume_cancel_and_retry_from_the_buttons(
     assert cell(view, by_name(view)["deck-4.pdf"], STATE) == "Paused"
     assert cell(view, by_name(view)["deck-3.pdf"], PROGRESS, PROGRESS_ROLE) == -1
 
-    # mid-upload: a bar part way, a speed, a time left, and the totals line
-    def midway() -> bool:
-        item = by_name(view)["deck-1.pdf"]
-        speed = fast.uploads.transfer(item.id).speed
-        return (
-            item.state == "uploading" and 0 < cell(view, item, PROGRESS, PROGRESS_ROLE) < 90 and bool(speed)
-        )
-
-    await until(midway, interval=0.005)
+    # mid-upload (two of six chunks sent): a bar a third of the way, a speed, a time left, the totals
+    await asyncio.wait_for(line.holding.wait(), timeout=30)
+    first = by_name(view)["deck-1.pdf"]
+    assert first.state == "uploading"
+    assert cell(view, first, PROGRESS, PROGRESS_ROLE) == 33
+    assert background.uploads.transfer(first.id).speed
     view.update_summary()
     shot(view, "upload-queue-mid-upload")
     assert " of 3 files · " in view.totals.text() and "/s · about " in view.totals.text()
-    assert cell(view, by_name(view)["deck-1.pdf"], SPEED).endswith("/s")
+    assert cell(view, first, SPEED).endswith("/s")
     assert "1 paused" in view.totals.text() and "1 refused" in view.totals.text()
     qtmodeltester.check(view.model)
 
-    # retry the cancelled one (checked again, queued again) and resume the paused one
+    # retry the cancelled one (checked again, queued again) and resume the paused one: both wait
+    # behind the first, which is still on its way
     view.select_ids([third.id])
     assert view.buttons["retry"].isEnabled()
     view.buttons["retry"].click()
-    await until(lambda: by_name(view)["deck-3.pdf"].state in ("queued", "uploading", "completing", "done"))
+    await until(lambda: by_name(view)["deck-3.pdf"].state == "queued")
     view.select_ids([fourth.id])
     view.buttons["resume"].click()
+    await until(lambda: by_name(view)["deck-4.pdf"].state == "queued")
+    assert by_name(view)["deck-1.pdf"].state == "uploading" and by_name(view)["deck-2.pdf"].state == "queued"
+
+    line.release()
     names = ["deck-1.pdf", "deck-2.pdf", "deck-3.pdf", "deck-4.pdf"]
     await until(lambda: all(by_name(view)[n].state == "done" for n in names), timeout=120)
     assert by_name(view)["clip.mp4"].state == "refused"
@@ -260,20 +244,23 @@ async def test_pause_resume_cancel_and_retry_from_the_buttons(
 
 
 @pytest.mark.asyncio
-async def test_pause_all_resume_all_and_the_keyboard(
-    qtbot: QtBot, session: Session, background: Background, fast: Background, tmp_path: Path
-) -> None:
+async def test_pause_all_resume_all_and_the_keyboard(qtbot: QtBot, on_line: OnLine, tmp_path: Path) -> None:
+    session, background, line = on_line.session, on_line.background, on_line.line
+    background.jobs.default_interval = 0.3
     pane = await open_sources(qtbot, session, background)
     view = queue_view(pane)
     view.concurrency.setValue(1)
-    files = [pdf(tmp_path / f"board-{n}.pdf", 40 * 1024 * 1024) for n in range(1, 4)]
+    line.hold_bodies(after=1)  # the first file stops on its way until the test lets it go
+    files = [pdf(tmp_path / f"board-{n}.pdf", 3 * CHUNK_SIZE) for n in range(1, 4)]
     drop_on(pane.drop_area, files, direct=pane.drop_area.dropEvent)
     await until(lambda: len(view.model.items()) == 3)
+    await asyncio.wait_for(line.holding.wait(), timeout=30)
     assert view.buttons["pause_all"].isEnabled()
     view.buttons["pause_all"].click()
-    await until(lambda: all(i.state in ("paused", "done") for i in view.model.items()))
+    await until(lambda: [i.state for i in view.model.items()] == ["paused"] * 3)
     await until(view.buttons["resume_all"].isEnabled)
-    await until(lambda: " paused" in view.totals.text())
+    await until(lambda: "3 paused" in view.totals.text())
+    line.release()
     # the keyboard: Ctrl+Alt+R resumes all while the queue has the focus
     pane.activateWindow()
     await until(pane.isActiveWindow, timeout=5)
@@ -282,6 +269,7 @@ async def test_pause_all_resume_all_and_the_keyboard(
         view.table, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
     )
     await until(lambda: all(i.state == "done" for i in view.model.items()), timeout=120)
+    assert background.uploads.concurrency == 1
     for name, action in view.actions_by_name.items():
         assert not action.shortcut().isEmpty(), name
         assert view.buttons[name].accessibleName(), name
@@ -367,7 +355,6 @@ async def test_visuals_dropped_on_the_voiceover_dialog_are_uploaded_and_ticked(
     await until(lambda: len(drop.lines()) == 3)
     assert drop.box.isVisible()
     assert drop.lines()[1].startswith("narration.txt: refused")
-    await until(lambda: drop.lines()[0].startswith("channel-map.png: uploaded") or "ready" in drop.lines()[0])
 
     await until(lambda: all("ready" in drop.lines()[i] for i in (0, 2)), timeout=60)
     ids = [str(item.source_id) for item in drop.items if item.state == "done"]
@@ -384,15 +371,14 @@ async def test_visuals_dropped_on_the_voiceover_dialog_are_uploaded_and_ticked(
 
 
 @pytest.mark.asyncio
-async def test_without_an_upload_queue_the_drop_explains(
+async def test_a_drop_after_the_upload_queue_stopped_explains(
     qtbot: QtBot, session: Session, background: Background, tmp_path: Path
 ) -> None:
-    await background.close()  # as for a session whose background work was never made
-    assert Background.of(session) is None
     pane = await open_sources(qtbot, session, background)
+    await background.close()  # as while the app closes or the account changes
     notes = tmp_path / "notes.txt"
     notes.write_text("hello", encoding="utf-8")
     drop_on(pane.drop_area, [notes], direct=pane.drop_area.dropEvent)
-    assert pane.banner.isVisible() and "upload queue is not running" in pane.banner.text
-    assert pane.queue_view is None
+    assert pane.banner.isVisible() and "upload queue has stopped" in pane.banner.text
+    assert queue_view(pane).model.rowCount() == 0  # nothing was queued
     await quiet()

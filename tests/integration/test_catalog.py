@@ -729,7 +729,7 @@ def test_seed_content(sandbox: RunningSandbox, demo: httpx.Client) -> None:
         assert timestamps.json()["data"]["words"]
     audio = anonymous.get(published[0]["audio_url"])
     assert audio.status_code == 200 and audio.headers["content-type"] == "audio/mpeg"
-    assert audio.content[:3] == b"ID3" or audio.content[0] == 0xFF
+    assert audio.content[:3] == b"ID3"  # an MP3 as FFmpeg's muxer writes it, tags first
 
     everything = episodes()
     drafts = [e for e in everything if e["status"] == "draft"]

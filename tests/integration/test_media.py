@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from tests.conftest import RunningSandbox, assert_problem, field_names, wait_for
-from tests.integration.test_sources import image_bytes, pdf_bytes, reserve_ok, upload_source, wait_source
+from tests.helpers import image_bytes, pdf_bytes, reserve_ok, upload_source, wait_source
 
 COLLECTIONS = ("videos", "shorts", "voiceovers")
 OBJECTS = {"videos": "video", "shorts": "short", "voiceovers": "voiceover"}
@@ -169,7 +169,7 @@ def test_options(api: httpx.Client, collection: str) -> None:
     assert response.status_code == 200
     data = response.json()["data"]
     hosts = {h["id"] for h in api.get("/v1/hosts", params={"limit": 100}).json()["data"]}
-    assert data["default_host_id"] is None or data["default_host_id"] in hosts
+    assert data["default_host_id"] in hosts  # the organization has hosts: one is proposed
     assert isinstance(data["default_language"], str) and data["default_language"]
     if collection == "voiceovers":
         assert data["styles"] == []

@@ -3,112 +3,32 @@ upload addresses, completion checks, processing and deletion."""
 
 from __future__ import annotations
 
-import io
 import time
 import uuid
-import zipfile
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
-import av
 import httpx
-import numpy as np
 import pytest
-from PIL import Image
 
-from tests.conftest import RunningSandbox, assert_problem, field_names, wait_for
-
-# --- real files ---------------------------------------------------------------------------------------------
-
-
-def image_bytes(fmt: str, size: tuple[int, int] = (64, 48)) -> bytes:
-    buffer = io.BytesIO()
-    image = Image.new("RGB", size, (20, 120, 200))
-    for x in range(size[0] // 2):
-        image.putpixel((x, x % size[1]), (250, 200, 10))
-    image.save(buffer, format=fmt)
-    return buffer.getvalue()
-
-
-def pdf_bytes(pages: int) -> bytes:
-    """A small but well-formed PDF (cross-reference table with real offsets), one line of text a page."""
-    objects: list[bytes] = []
-    kids = " ".join(f"{3 + 2 * i} 0 R" for i in range(pages))
-    objects.append(b"<< /Type /Catalog /Pages 2 0 R >>")
-    objects.append(f"<< /Type /Pages /Kids [{kids}] /Count {pages} >>".encode())
-    for i in range(pages):
-        content_ref = 4 + 2 * i
-        objects.append(
-            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {content_ref} 0 R "
-            f"/Resources << /Font << /F1 {3 + 2 * pages} 0 R >> >> >>".encode()
-        )
-        stream = f"BT /F1 24 Tf 72 700 Td (Slide number {i + 1} of the deck) Tj ET".encode()
-        objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
-    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    for offset in offsets:
-        out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
-
-
-def office_bytes(kind: str, slides: int = 3) -> bytes:
-    """A .docx or .pptx container with the entries Office writes first."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types/>')
-        archive.writestr("_rels/.rels", '<?xml version="1.0"?><Relationships/>')
-        if kind == "docx":
-            archive.writestr(
-                "word/document.xml",
-                '<?xml version="1.0"?><w:document><w:body><w:p><w:r><w:t>Tidal notes</w:t>'
-                "</w:r></w:p></w:body></w:document>",
-            )
-        else:
-            archive.writestr("ppt/presentation.xml", '<?xml version="1.0"?><p:presentation/>')
-            for n in range(1, slides + 1):
-                archive.writestr(f"ppt/slides/slide{n}.xml", f'<?xml version="1.0"?><p:sld n="{n}"/>')
-    return buffer.getvalue()
-
-
-def odp_bytes(pages: int) -> bytes:
-    """An OpenDocument presentation: an uncompressed ``mimetype`` entry first, pages in content.xml."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(zipfile.ZipInfo("mimetype"), ODP, compress_type=zipfile.ZIP_STORED)
-        body = "".join(f'<draw:page draw:name="page{n}"/>' for n in range(1, pages + 1))
-        archive.writestr(
-            "content.xml",
-            '<?xml version="1.0"?><office:document-content><office:body><office:presentation>'
-            f"{body}</office:presentation></office:body></office:document-content>",
-        )
-    return buffer.getvalue()
-
-
-def mp3_bytes(seconds: float = 1.0, rate: int = 22050) -> bytes:
-    buffer = io.BytesIO()
-    with av.open(buffer, "w", format="mp3") as container:
-        stream = container.add_stream("libmp3lame", rate=rate)
-        stream.layout = "mono"
-        t = np.arange(int(rate * seconds)) / rate
-        samples = (np.sin(2 * np.pi * 440 * t) * 0.3).astype("float32").reshape(1, -1)
-        frame = av.AudioFrame.from_ndarray(samples, format="fltp", layout="mono")
-        frame.sample_rate = rate
-        for packet in stream.encode(frame):
-            container.mux(packet)
-        for packet in stream.encode(None):
-            container.mux(packet)
-    return buffer.getvalue()
-
+from tests.conftest import RunningSandbox, assert_problem, field_names
+from tests.helpers import (
+    ODP,
+    complete,
+    image_bytes,
+    mp3_bytes,
+    odp_bytes,
+    office_bytes,
+    pdf_bytes,
+    put_bytes,
+    reserve,
+    reserve_ok,
+    upload_source,
+    wait_source,
+)
 
 TEXT = "Tidal power turns the rise and fall of the sea into electricity.\nBarrages and turbines both work.\n"
 MARKDOWN = "# Tidal power\n\n- Barrages hold water back\n- Turbines sit in fast streams\n"
@@ -117,57 +37,9 @@ PNG = "image/png"
 PDF = "application/pdf"
 PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 PPTM = "application/vnd.ms-powerpoint.presentation.macroEnabled.12"
-ODP = "application/vnd.oasis.opendocument.presentation"
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
 # --- helpers ------------------------------------------------------------------------------------------------
-
-
-def reserve(api: httpx.Client, file_name: str, mime: str, size: int, **extra: Any) -> httpx.Response:
-    return api.post(
-        "/v1/sources/uploads", json={"file_name": file_name, "mime_type": mime, "size_bytes": size, **extra}
-    )
-
-
-def reserve_ok(api: httpx.Client, file_name: str, mime: str, content: bytes, **extra: Any) -> dict[str, Any]:
-    response = reserve(api, file_name, mime, len(content), **extra)
-    assert response.status_code == 201, response.text
-    data: dict[str, Any] = response.json()["data"]
-    return data
-
-
-def put_bytes(slot: dict[str, Any], content: Any, **headers: str) -> httpx.Response:
-    """Send bytes to a signed upload address with exactly the returned headers and no API key."""
-    assert slot["method"] == "PUT"
-    return httpx.request(
-        slot["method"], slot["url"], content=content, headers={**slot["headers"], **headers}, timeout=60
-    )
-
-
-def complete(api: httpx.Client, source_id: str) -> httpx.Response:
-    return api.post(f"/v1/sources/{source_id}/complete-upload")
-
-
-def wait_source(api: httpx.Client, source_id: str, timeout: float = 20.0) -> dict[str, Any]:
-    def done() -> dict[str, Any] | None:
-        data: dict[str, Any] = api.get(f"/v1/sources/{source_id}").json()["data"]
-        return data if data["status"] in ("completed", "error") else None
-
-    result: dict[str, Any] = wait_for(done, timeout)
-    return result
-
-
-def upload_source(
-    api: httpx.Client, file_name: str, mime: str, content: bytes, *, wait: bool = True, **extra: Any
-) -> dict[str, Any]:
-    """Reserve, upload and complete; the finished source (or the record complete-upload returned)."""
-    reservation = reserve_ok(api, file_name, mime, content, **extra)
-    put = put_bytes(reservation["upload"], content)
-    assert put.status_code == 200, put.text
-    completed = complete(api, reservation["source"]["id"])
-    assert completed.status_code == 200, completed.text
-    record: dict[str, Any] = completed.json()["data"]
-    return wait_source(api, record["id"]) if wait else record
 
 
 def tampered(url: str, **changes: str) -> str:

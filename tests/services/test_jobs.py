@@ -306,7 +306,7 @@ async def test_pauses_while_offline_and_completes_after_return(
     tracker.track("episode", episode_id, title="Fog bells", first_poll_after=retry_after)
     await until(lambda: session.state is ConnectionState.OFFLINE, timeout=30)
     offline_from = len(counter.attempts)
-    await asyncio.sleep(3 * INTERVAL + 1)
+    await until(lambda: len([a for a in counter.attempts[offline_from:] if a[1] == "/v1/account"]) >= 2)
     while_offline = counter.attempts[offline_from:]
     assert all(path == "/v1/account" for _, path, _ in while_offline), while_offline  # the session's probe
     assert tracker.following == 1 and store.get("Sandbox", "episode", episode_id).state == "running"  # type: ignore[union-attr]

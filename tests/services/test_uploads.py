@@ -28,7 +28,7 @@ from castdeck.store.cache import Cache
 from castdeck.store.uploads import UploadItem, UploadStore
 from tests.conftest import RunningSandbox
 from tests.gui.conftest import quiet, settle, until
-from tests.services.conftest import session_through
+from tests.gui.helpers import session_through
 
 KiB = 1024
 RESERVE = "/v1/sources/uploads"
@@ -486,7 +486,7 @@ async def test_a_new_queue_on_the_same_store_resumes_and_never_resends_done_item
     await fifth.loaded()
     item = fifth.item(r.id)
     assert item is not None and item.state == "failed" and "may or may not" in (item.error or "")
-    await asyncio.sleep(0.5)
+    await quiet()  # what the restarted queue started has ended: it did not reserve the unknown one again
     assert wire.count("POST", RESERVE) == reservations and fifth.item(r.id).state == "failed"  # type: ignore[union-attr]
     assert [i.state for i in fifth.items() if i.id != r.id] == ["done", "done", "done"]
     await until(lambda: store.get(r.id).state == "failed")  # type: ignore[union-attr]
@@ -554,7 +554,7 @@ async def test_a_reservation_without_answer_fails_and_is_not_sent_again(
     await until(lambda: queue.item(lost.id).state == "failed")  # type: ignore[union-attr]
     assert "No answer to the upload reservation" in (queue.item(lost.id).error or "")  # type: ignore[union-attr]
     await until(lambda: session.online, timeout=30)  # the session noticed and came back
-    await asyncio.sleep(0.5)
+    await quiet()  # the queue's work on the return has ended without resending the reservation
     assert wire.count("POST", RESERVE) == 1 and wire.count("PUT") == 0
 
     # a 5xx answer: the same, and a 4xx: the service's words
@@ -609,9 +609,7 @@ async def test_put_faults_are_retried_then_fail(
 
 def fill(store: UploadStore) -> None:
     """Fill the store's database to its (lowered) size limit: "database or disk is full" from now on."""
-    with store._lock:
-        pages = store._db.execute("PRAGMA page_count").fetchone()[0]
-        store._db.execute(f"PRAGMA max_page_count = {pages + 4}")
+    store.limit_size(4)
     padding = UploadItem(id="", profile="padding", path="/pad", name="pad", mime_type=None, size=0, mtime_ns=0,
                          prepare_visuals=False, batch="pad", position=0, state="done")  # fmt: skip
     with pytest.raises(Exception, match="full"):
@@ -625,8 +623,7 @@ def fill(store: UploadStore) -> None:
 
 
 def unfill(store: UploadStore) -> None:
-    with store._lock:
-        store._db.execute("PRAGMA max_page_count = 1073741823")
+    store.limit_size(None)
     store.forget_profile("padding")
 
 
@@ -642,7 +639,7 @@ async def test_a_full_disk_stops_the_items_with_a_message_and_nothing_crashes(
     items = await queue.add_paths([text_file(tmp_path / f"f{n}.txt", 8 * KiB) for n in range(3)])
     assert [i.state for i in items] == ["failed"] * 3
     assert all("could not be saved" in (i.error or "") and "disk is full" in (i.error or "") for i in items)
-    await asyncio.sleep(0.3)
+    await quiet()  # nothing the queue started is still going, and none of it was a reservation
     assert wire.count("POST", RESERVE) == 0 and store.list("Sandbox") == []
 
     # the disk fills while a file is being sent: the item stops, saying so

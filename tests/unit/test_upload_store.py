@@ -88,9 +88,7 @@ def test_item_flags_follow_the_state() -> None:
 def test_a_full_database_refuses_the_write_and_keeps_what_was_stored(tmp_path: Path) -> None:
     store = UploadStore(tmp_path / "uploads.sqlite3")
     kept = store.add_many([item()])[0]
-    with store._lock:
-        pages = store._db.execute("PRAGMA page_count").fetchone()[0]
-        store._db.execute(f"PRAGMA max_page_count = {pages}")
+    store.limit_size(0)
     with pytest.raises(sqlite3.OperationalError, match="full"):
         store.add_many([item(position=n, error="x" * 500) for n in range(1, 40)])
     assert store.list("Sandbox") == [kept]

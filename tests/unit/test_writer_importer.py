@@ -100,7 +100,7 @@ def test_monologue_uses_one_speaker() -> None:
 def test_source_sentences_and_titles_appear() -> None:
     script = write_episode(PROMPT, SPEAKERS[:2], [TIDAL], 7, seed=11)
     text = _text(script)
-    assert "Tides can be predicted decades in advance." in text or "The Rance station" in text
+    assert "The Rance station" in text  # a sentence of the source (seed 11 picks this one)
     assert "Tidal energy primer" in text
     assert "tidal energy" in text.lower() and "costs" in text.lower()
 

@@ -14,6 +14,7 @@ they to their dialogs); there is no global registry.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from pathlib import Path
@@ -57,13 +58,14 @@ class Background(QObject):
         self.uploads.sourceUploaded.connect(self._uploaded)
         self._started = False
         self._closed = False
+        self._resuming: asyncio.Task[None] | None = None
 
     def start(self) -> None:
         """Pick up what an earlier run left (once)."""
         if self._started:
             return
         self._started = True
-        tasks.start(self._resume(), name="resume background work")
+        self._resuming = tasks.start(self._resume(), name="resume background work")
         saved = QSettings().value("uploads/concurrency", UploadQueue.DEFAULT_CONCURRENCY)
         with contextlib.suppress(TypeError, ValueError):
             self.uploads.concurrency = min(max(int(str(saved)), 1), 8)
@@ -79,6 +81,10 @@ class Background(QObject):
         if self._closed:
             return
         self._closed = True
+        resuming, self._resuming = self._resuming, None
+        if resuming is not None and not resuming.done():
+            resuming.cancel()
+            await asyncio.gather(resuming, return_exceptions=True)
         await self.uploads.close()
         await self.outbox.close()
         await self.publisher.close()

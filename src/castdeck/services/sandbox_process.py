@@ -42,6 +42,11 @@ class SandboxProcess(QObject):
         return self._process is not None and self._process.state() != QProcess.ProcessState.NotRunning
 
     @property
+    def pid(self) -> int | None:
+        """The child's process id while it runs (diagnostics and tests)."""
+        return self._process.processId() if self._process is not None and self.running else None
+
+    @property
     def log_path(self) -> Path:
         return self.data_dir / "sandbox.log"
 

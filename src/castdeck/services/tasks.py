@@ -64,6 +64,12 @@ class TaskRunner:
         """Work in flight that ends by itself soon (requests, loads), not long-running followers."""
         return len(self._tasks) - len(self._long)
 
+    def pending(self, *, followers: bool = True) -> list[asyncio.Task[Any]]:
+        """The tasks started here that have not finished yet, by name (checks and diagnostics);
+        without ``followers``, only the work that ends by itself (what :attr:`running` counts)."""
+        found = [t for t in self._tasks if not t.done() and (followers or t not in self._long)]
+        return sorted(found, key=lambda task: task.get_name())
+
     async def cancel_all(self) -> None:
         pending = [t for t in self._tasks if not t.done()]
         for task in pending:

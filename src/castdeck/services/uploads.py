@@ -282,6 +282,11 @@ class UploadQueue(TransferSteps, QObject):
         if self._loading is not None:
             await asyncio.shield(self._loading)
 
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` ran (the app is closing or the session was replaced)."""
+        return self._closed
+
     async def close(self) -> None:
         """Stop every transfer; items stay stored as they are and resume at the next :meth:`start`."""
         self._closed = True

@@ -138,6 +138,16 @@ class SqliteStore:
         with self._lock:
             self._db.close()
 
+    def limit_size(self, extra_pages: int | None) -> None:
+        """Let the file grow by at most ``extra_pages`` pages from now (``None``: no limit again).
+        Past it, SQLite answers "database or disk is full", as on a full disk (fault tests)."""
+        with self._lock:
+            if extra_pages is None:
+                self._db.execute("PRAGMA max_page_count = 1073741823")
+            else:
+                pages = int(self._db.execute("PRAGMA page_count").fetchone()[0])
+                self._db.execute(f"PRAGMA max_page_count = {pages + int(extra_pages)}")
+
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
         """One atomic write (the caller holds the lock)."""

@@ -112,6 +112,8 @@ class VisualDrop(QWidget):
     def _queue(self) -> UploadQueue | None:
         background = self.background
         queue = background.uploads
+        if queue.closed:
+            return None
         if self._connected is not queue:
             self._connected = queue
             queue.itemChanged.connect(self._item_changed)
@@ -123,7 +125,9 @@ class VisualDrop(QWidget):
         """Queue files (and folders) as prepared visuals; their lines appear as they are checked."""
         queue = self._queue()
         if queue is None:
-            self.hint.setText("Uploading files is not available here: the upload queue is not running.")
+            self.hint.setText(
+                "The upload queue has stopped (the app is closing or the account changed): nothing was queued."
+            )
             self.hint.setStyleSheet(f"color: {PROBLEM.name()};")
             return
         tasks.start(self._add(queue, paths), on_error=self._failed, name="queue dropped visuals")

@@ -322,9 +322,12 @@ class SourcesPane(ResourcePane):
     # --- uploads -------------------------------------------------------------------------------------------
 
     def _attach_queue(self) -> UploadQueue | None:
-        """The session's upload queue, with its view placed under the list (None when there is none)."""
+        """The session's upload queue, with its view placed under the list (None once it has stopped,
+        as it does while the app closes or the account changes)."""
         background = self.background
         queue = background.uploads
+        if queue.closed:
+            return None
         if self.queue_view is not None and self.queue_view.queue is queue:
             return queue
         if self.queue_view is not None:
@@ -361,8 +364,8 @@ class SourcesPane(ResourcePane):
             count = len(paths)
             what = f"“{paths[0].name}” was" if count == 1 else f"{count} items were"
             self.banner.show_message(
-                f"Uploading files is not available in this version: the upload queue is not running, so "
-                f"{what} not uploaded. Add web pages, YouTube videos or text with “New source” meanwhile.",
+                f"The upload queue has stopped (the app is closing or the account changed), so {what} not "
+                f"uploaded. Drop them again once the app is open on an account.",
                 kind="warning",
             )
             return

@@ -1,0 +1,84 @@
+"""Helpers shared by the GUI (and service) tests: sessions whose requests go through a test's own
+transport, podcasts to work on, the Episodes pane, and a real drop of files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QApplication, QWidget
+from pytestqt.qtbot import QtBot
+
+from castdeck.api import Client
+from castdeck.api.models import Host, Podcast
+from castdeck.services.background import Background
+from castdeck.services.profiles import Profile
+from castdeck.services.session import Session
+from castdeck.store.cache import Cache
+from castdeck.ui.panes.episodes import EpisodesPane
+from tests.conftest import DEMO_KEY
+from tests.gui.conftest import until
+
+
+async def session_through(
+    base_url: str, cache: Cache, transport: httpx.AsyncBaseTransport, *, signed_too: bool = False
+) -> Session:
+    """A started session whose API requests (and signed-address requests with ``signed_too``) go
+    through ``transport``; the client's own retries are off, so every resend is the app's under test."""
+    session = Session(
+        Profile("Sandbox", base_url, sandbox=True), DEMO_KEY, cache,
+        client_factory=lambda url, key: Client(
+            url, key, timeout=20.0, max_retries=0, http_transport=transport,
+            signed_transport=transport if signed_too else None,
+        ),
+    )  # fmt: skip
+    await session.start()
+    return session
+
+
+async def first_host(session: Session) -> Host:
+    async for host in session.client.hosts.list(limit=100):
+        return host
+    raise AssertionError("the sandbox has no hosts")
+
+
+async def new_podcast(session: Session, title: str, **fields: object) -> Podcast:
+    host = await first_host(session)
+    return await session.client.podcasts.create(title=title, host_ids=[host.id], **fields)
+
+
+async def make_pane(
+    qtbot: QtBot, session: Session, background: Background, podcast: Podcast | None = None
+) -> EpisodesPane:
+    """The Episodes pane, shown, filtered to ``podcast`` when given, with its first page read."""
+    pane = EpisodesPane(session, background)
+    qtbot.addWidget(pane)
+    pane.resize(1100, 700)
+    await pane.podcast_filter.wait_loaded()
+    if podcast is not None:
+        pane.podcast_filter.setCurrentIndex(pane.podcast_filter.findData(podcast.id))
+    pane.show()
+    pane.activate()
+    await until(
+        lambda: not pane.model.loading and (pane.model.rowCount() > 0 or not pane.model.canFetchMore())
+    )
+    return pane
+
+
+def drop_on(widget: QWidget, paths: list[Path], *, direct: Any = None) -> None:
+    """A real drag enter and drop with file URLs (QMimeData), as a file manager sends them.
+
+    A drop without a drag in progress never reaches a widget through the event system, so the drop
+    event goes to ``direct`` (the widget's handler) as the pane test does."""
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    args = (Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    enter = QDragEnterEvent(QPoint(10, 10), *args)
+    QApplication.sendEvent(widget, enter)
+    assert enter.isAccepted()
+    event = QDropEvent(QPointF(10, 10), *args)
+    (direct or widget.dropEvent)(event)
+    assert event.isAccepted()
