@@ -256,6 +256,12 @@ async def run(base_url: str, args: argparse.Namespace, work: Path) -> None:
           f" under load longest {probe.cpu_worst * 1000:.1f} ms, 99th percentile"
           f" {p99(probe, 'cpu_gaps') * 1000:.1f} ms -> {'PASS' if probe.cpu_worst <= 0.050 else 'OVER'}"
           " (the app's part of the stalls; the rest is the machine)")  # fmt: skip
+    budget = session.client.budget
+    hinted = sum(1 / statistics.median(h) for h in (
+        [p.hint for p in polls if p.hint] for polls in ledger.polls.values()) if h)  # fmt: skip
+    print(f"request budget (shared by every poller): {budget.granted:,} polls let through, peak"
+          f" {budget.peak_per_second} in any one second (rate {budget.rate:.0f}/s, burst {budget.burst:.0f});"
+          f" the hints alone would allow {hinted:.0f}/s for these jobs; 429s met: {budget.rate_limited}")  # fmt: skip
     print(f"job cards built: {len(window.jobs_panel.cards)}")
     window.notifier.close()
     await background.close()

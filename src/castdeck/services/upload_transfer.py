@@ -20,11 +20,11 @@ from castdeck.api import (
     ConflictError,
     InvalidResponseError,
     NotFoundError,
-    RateLimitedError,
     ServerError,
     UnprocessableError,
     UploadError,
 )
+from castdeck.api.errors import is_transient
 from castdeck.api.models import Source, UploadReservation, UploadSlot
 from castdeck.api.uploads import (
     LocalFile,
@@ -240,22 +240,21 @@ class TransferSteps:
                 break  # the service already has the bytes (an earlier completion went through)
             except NotFoundError:
                 return False  # the slot's source is gone
-            except (APIConnectionError, ServerError, RateLimitedError, InvalidResponseError) as error:
+            except CastdeckError as error:
+                if not is_transient(error):
+                    await self._fail(item_id, f"The upload address refused the file: {describe_error(error)}")
                 if attempt >= len(self.put_retry_delays):
                     await self._fail(
                         item_id,
                         f"The file could not be sent ({describe_error(error)}); tried {attempt + 1} times. Choose Retry.",
                     )
                 log.info("upload %s: sending failed (%s); again shortly", item_id, error)
-                delay = self.put_retry_delays[attempt]
-                if isinstance(error, RateLimitedError) and error.retry_after is not None:
-                    delay = max(delay, error.retry_after)
+                # the service's Retry-After wins over our own pause when it asks for longer
+                delay = max(self.put_retry_delays[attempt], error.retry_after or 0.0)
                 self._change(
                     item_id, sent=0, error=f"Sending failed ({describe_error(error)}); trying again…"
                 )
                 await asyncio.sleep(delay)
-            except ApiError as error:
-                await self._fail(item_id, f"The upload address refused the file: {describe_error(error)}")
         await self._set(item_id, state="completing", sent=item.size, error=None)
         return True
 
