@@ -157,7 +157,7 @@ async def test_episode_tracked_to_completed_honouring_hints(
     assert_hints_honoured(polls, None)
     assert changes[0] == job  # announced when tracking starts (its card shows at once)
     assert len(changes) == 1 + len(polls)  # then one observation per poll
-    assert any(c.phase for c in changes[:-1]) or len(polls) == 1
+    assert all(c.phase for c in changes[1:-1])  # every observation while it generated named its phase
     await tracker.close()
     await settle()
 
@@ -318,3 +318,34 @@ async def test_pauses_while_offline_and_completes_after_return(
     await tracker.close()
     await settle()
     await session.close()
+
+
+@pytest.mark.asyncio
+async def test_a_read_made_elsewhere_ends_the_job_and_its_poller(
+    counted: tuple[Session, CountingTransport], store: JobStore
+) -> None:
+    """One job state: what a pane reads itself (the details, a "Refresh status") is news for the
+    tracker; it never shows a generation as running that a fresher read saw finish."""
+    session, _counter = counted
+    episode_id, _retry_after, _accepted = await start_episode(session, "Why some beaches sing underfoot.")
+    tracker = JobTracker(session, store, default_interval=INTERVAL)
+    finished: list[Job] = []
+    tracker.jobFinished.connect(finished.append)
+    tracker.track("episode", episode_id, title="Singing sand", first_poll_after=3600)  # its own poll waits
+    assert tracker.is_following("episode", episode_id)
+
+    running = await session.client.episodes.get(episode_id)
+    assert running.generation is not None and running.generation.state == "generating"
+    assert tracker.observe("episode", episode_id, running).state == "running"  # type: ignore[union-attr]
+    assert tracker.is_following("episode", episode_id) and not finished
+
+    done = await session.client.episodes.wait(episode_id, timeout=120)
+    ended = tracker.observe("episode", episode_id, done)
+    assert ended is not None and ended.state == "completed" and ended.progress == 100.0
+    assert finished == [ended] and not tracker.is_following("episode", episode_id)
+    assert tracker.following == 0
+    assert tracker.observe("episode", episode_id, running) == ended  # an older read changes nothing
+    await tracker.flush()
+    assert store.get("Sandbox", "episode", episode_id) == ended
+    await tracker.close()
+    await settle()

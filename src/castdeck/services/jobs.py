@@ -232,6 +232,22 @@ class JobTracker(QObject):
             poller.cancel()
         return self._save(self._jobs.get(key, job).evolve(state="failed", error=reason))
 
+    def observe(self, kind: str, resource_id: str, observation: Any) -> Job | None:
+        """A fresh read of a followed resource made elsewhere (a pane that read the episode, a
+        "Refresh status"): the job takes it as if its own poll had seen it, and ends when it says
+        the work ended. Jobs whose end is decided by a finishing step (a publish) are left to it.
+        Returns the job as it now is (None when no such job is running)."""
+        key = (kind, str(resource_id))
+        job = self._jobs.get(key)
+        if job is None or job.state != "running" or kind in self._finishers:
+            return job
+        changed = self._observed(key, observation)
+        if changed.state != "running":
+            poller = self._pollers.pop(key, None)
+            if poller is not None and poller is not asyncio.current_task():
+                poller.cancel()
+        return changed
+
     def jobs(self) -> list[Job]:
         """Every known job of the profile (running, ended, still running), oldest first."""
         return sorted(self._jobs.values(), key=lambda job: job.started_at)
@@ -378,7 +394,7 @@ class JobTracker(QObject):
             self._save(self._jobs[key].evolve(**finish.update))
             self._scheduled(key, finish.again_after)
 
-    def _observed(self, key: tuple[str, str], observation: Any) -> None:
+    def _observed(self, key: tuple[str, str], observation: Any) -> Job:
         job = self._jobs[key]
         update = _UPDATES[job.kind](observation)
         extra = {k: v for k, v in job.extra.items() if k != "accepting"}
@@ -388,7 +404,10 @@ class JobTracker(QObject):
         changed = job.evolve(**update, request_id=_request_id(observation) or job.request_id)
         if changed.state != "running":
             self._release(key)
-        self._save(changed)
+        saved = self._save(changed)
+        if job.kind == "publish":  # a publish reads the episode: what it saw is the generation's news too
+            self.observe("episode", job.resource_id, observation)
+        return saved
 
     def _scheduled(self, key: tuple[str, str], delay: float) -> None:
         job = self._jobs.get(key)

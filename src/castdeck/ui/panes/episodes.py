@@ -300,7 +300,7 @@ class EpisodesPane(ResourcePane):
         self.names.load("podcast")
 
     async def fetch_item(self, item: Episode) -> Episode:
-        return await self.session.call(lambda c: c.episodes.get(item.id))
+        return await self.read_item(str(item.id))
 
     def show_item(self, item: Episode) -> None:
         for kind in ("podcast", "host", "source"):
@@ -350,7 +350,10 @@ class EpisodesPane(ResourcePane):
         self._follow_generation(item)
 
     def _live_job(self, item: Episode) -> Job | None:
-        """The tracker's job of an episode that is generating (its state is newer than the item's)."""
+        """The tracker's job of an episode that is generating (its phase and progress are newer than
+        the item's). An item whose generation has ended is final: no job state is newer than that."""
+        if not _generating(item):
+            return None
         job = self.background.jobs.job("episode", str(item.id))
         return job if job is not None and job.active else None
 
@@ -415,10 +418,13 @@ class EpisodesPane(ResourcePane):
             self.banner.show_message(text, kind=kind)
 
     async def read_item(self, episode_id: str) -> Episode:
-        return await self.session.call(lambda c: c.episodes.get(episode_id))
+        """The episode as the service has it now; its generation job (if followed) hears of it too."""
+        episode = await self.session.call(lambda c: c.episodes.get(episode_id))
+        self.background.jobs.observe("episode", str(episode.id), episode)
+        return episode
 
     async def _show_episode(self, episode_id: str, *, select: bool = True) -> Episode:
-        episode = await self.session.call(lambda c: c.episodes.get(episode_id))
+        episode = await self.read_item(episode_id)
         self.item_changed(episode, select=select)
         return episode
 
