@@ -27,7 +27,11 @@ def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> d
     from castdeck.services.event_loop import new_event_loop
 
     def qasync_loop() -> Any:
-        return new_event_loop(QApplication.instance() or QApplication([]))
+        app = QApplication.instance() or QApplication([])
+        assert isinstance(app, QApplication)
+        # as castdeck.app.main() sets it: closing a window never stops the loop under the coroutine
+        app.setQuitOnLastWindowClosed(False)
+        return new_event_loop(app)
 
     return {"qasync": qasync_loop}
 

@@ -3,6 +3,10 @@
 A task that fails with a :class:`CastdeckError` reports it through ``on_error`` (a banner, a field);
 anything else is a bug and goes to ``sys.excepthook`` (the app logs it and shows a banner; the test
 suite fails).
+
+Work belongs to its owner: a pane, a dialog or an item model starts its tasks through its own
+:class:`TaskScope` (``tasks.scope(owner)``), which cancels them when the owner is closed
+(:func:`close_owned`) or destroyed, so nothing a window showed runs on after it is gone.
 """
 
 from __future__ import annotations
@@ -13,9 +17,11 @@ import sys
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
+from PySide6.QtCore import QObject
+
 from castdeck.api import CastdeckError
 
-__all__ = ["TaskRunner", "tasks"]
+__all__ = ["TaskRunner", "TaskScope", "close_owned", "tasks"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -71,11 +77,66 @@ class TaskRunner:
         return sorted(found, key=lambda task: task.get_name())
 
     async def cancel_all(self) -> None:
-        pending = [t for t in self._tasks if not t.done()]
+        """Cancel every task started here and wait for them to end (all but the caller's own)."""
+        me = asyncio.current_task()
+        pending = [t for t in self._tasks if not t.done() and t is not me]
         for task in pending:
             task.cancel()
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
+
+    def scope(self, owner: QObject) -> TaskScope:
+        """The tasks of ``owner``: started on this runner, cancelled when the owner goes away."""
+        return TaskScope(self, owner)
+
+
+SCOPE_PROPERTY = "_castdeck_task_scope"
+
+
+class TaskScope:
+    """The tasks one owner started. :meth:`close` (or the owner's destruction) cancels those still
+    running; work started after it is cancelled before it runs a single step (a signal that
+    reaches a closing pane must not start requests for it, nor fail)."""
+
+    def __init__(self, runner: TaskRunner, owner: QObject) -> None:
+        self._runner = runner
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.closed = False
+        setattr(owner, SCOPE_PROPERTY, self)
+        owner.destroyed.connect(lambda *_: self.close())
+
+    def start(
+        self,
+        coro: Coroutine[Any, Any, T],
+        *,
+        on_error: Callable[[CastdeckError], None] | None = None,
+        name: str | None = None,
+    ) -> asyncio.Task[T]:
+        task = self._runner.start(coro, on_error=on_error, name=name)
+        if self.closed:
+            task.cancel()
+            return task
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def pending(self) -> list[asyncio.Task[Any]]:
+        return [task for task in self._tasks if not task.done()]
+
+    def close(self) -> None:
+        """Cancel what is still running; start nothing more."""
+        self.closed = True
+        for task in self.pending():
+            task.cancel()
+
+
+def close_owned(root: QObject) -> None:
+    """Close the task scopes of ``root`` and of every object it owns (its Qt children, at any depth):
+    a window, pane or dialog that closes ends its work, and its children's."""
+    for obj in (root, *root.findChildren(QObject)):
+        scope = getattr(obj, SCOPE_PROPERTY, None)
+        if isinstance(scope, TaskScope):
+            scope.close()
 
 
 tasks = TaskRunner()

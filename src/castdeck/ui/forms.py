@@ -96,6 +96,7 @@ class FormDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
+        self.work = tasks.scope(self)
         self.setWindowTitle(title)
         self.setAccessibleName(title)
         self.setMinimumWidth(560)
@@ -304,7 +305,7 @@ class FormDialog(QDialog):
                 )
             self.submit_button.setEnabled(False)
             return
-        self._sending = tasks.start(self._send(value), name=f"submit {self.windowTitle()}")
+        self._sending = self.work.start(self._send(value), name=f"submit {self.windowTitle()}")
 
     async def _send(self, value: Any) -> None:
         self._submitting = True

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from castdeck.services.background import Background
 from castdeck.services.session import Session
+from castdeck.services.tasks import close_owned
 
 from .jobs.notifier import Notifier
 from .jobs.panel import JobsPanel
@@ -129,6 +130,7 @@ class MainWindow(QMainWindow):
         """Show a (new) connection: panes are built anew for it."""
         current = self.sidebar.currentRow() if self.sidebar.currentRow() >= 0 else self._start_row
         while (old := self.stack.widget(0)) is not None:
+            close_owned(old)  # the old connection's panes end their work now, not when Qt deletes them
             self.stack.removeWidget(old)
             old.deleteLater()
         self._built = {}
@@ -315,7 +317,12 @@ class MainWindow(QMainWindow):
         if isinstance(state, QByteArray):
             self.restoreState(state)
 
+    def close_work(self) -> None:
+        """End the work of every pane, dialog and the Jobs dock (the window is closing)."""
+        close_owned(self)
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        self.close_work()
         settings = QSettings()
         settings.setValue("window/geometry", self.saveGeometry())
         settings.setValue("window/state", self.saveState())

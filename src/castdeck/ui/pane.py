@@ -217,6 +217,8 @@ class ResourcePane(QWidget):
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.work = tasks.scope(self)
+        """The pane's own work (reads, actions): ended when the pane closes (:func:`close_owned`)."""
         self.session = session
         self.setAccessibleName(self.title)
         self._write_controls: list[QWidget] = []
@@ -385,7 +387,7 @@ class ResourcePane(QWidget):
 
     def run(self, coro: Coroutine[Any, Any, Any], context: str = "") -> asyncio.Task[Any]:
         """Start work whose service errors land in the pane's banner."""
-        return tasks.start(coro, on_error=lambda error: self.banner.show_error(error, context))
+        return self.work.start(coro, on_error=lambda error: self.banner.show_error(error, context))
 
     def select_id(self, item_id: str) -> bool:
         row = self.model.row_of(str(item_id))
@@ -413,7 +415,7 @@ class ResourcePane(QWidget):
     def item_changed(self, item: Any, *, select: bool = True) -> None:
         """A create or edit succeeded: show the new state in the list and the details."""
         self.model.upsert(item)
-        tasks.start(self.session.cache_record(self.kind, item.model_dump(mode="json")), name="cache item")
+        self.work.start(self.session.cache_record(self.kind, item.model_dump(mode="json")), name="cache item")
         if select:
             self.select_id(str(item.id))
         if self.current is not None and str(self.current.id) == str(item.id):
@@ -422,7 +424,7 @@ class ResourcePane(QWidget):
 
     def item_removed(self, item_id: str) -> None:
         self.model.remove(item_id)
-        tasks.start(self.session.uncache_record(self.kind, item_id), name="uncache item")
+        self.work.start(self.session.uncache_record(self.kind, item_id), name="uncache item")
         if self.current is not None and str(self.current.id) == str(item_id):
             self.current = None
             self.details.clear()
@@ -438,7 +440,7 @@ class ResourcePane(QWidget):
         self.selectionChangedItem.emit(item)
         if self._detail_task is not None and not self._detail_task.done():
             self._detail_task.cancel()
-        self._detail_task = tasks.start(self._refresh_details(item), name="details")
+        self._detail_task = self.work.start(self._refresh_details(item), name="details")
 
     async def _refresh_details(self, item: Any) -> None:
         try:

@@ -105,7 +105,8 @@ class CheckPicker(QWidget):
         layout.addWidget(self.search)
         layout.addWidget(self.list, 1)
         layout.addWidget(self.status)
-        self.loading: asyncio.Task[None] = tasks.start(self._load(feed), name=f"load {name}")
+        self.work = tasks.scope(self)
+        self.loading: asyncio.Task[None] = self.work.start(self._load(feed), name=f"load {name}")
 
     async def _load(self, feed: ListFeed[Any]) -> None:
         try:
@@ -202,7 +203,8 @@ class ComboPicker(QComboBox):
         self.items: dict[str, Any] = {}
         self.addItem("Loading…", None)
         self.currentIndexChanged.connect(lambda _i: self.changed.emit())
-        self.loading: asyncio.Task[None] = tasks.start(self._load(feed), name=f"load {name}")
+        self.work = tasks.scope(self)
+        self.loading: asyncio.Task[None] = self.work.start(self._load(feed), name=f"load {name}")
 
     async def _load(self, feed: ListFeed[Any]) -> None:
         try:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
@@ -70,6 +71,7 @@ class ResourceTableModel(QAbstractTableModel):
         self._ids: dict[str, int] = {}
         self._feed: ListFeed[Any] | None = None
         self._loading: asyncio.Task[None] | None = None
+        self.work = tasks.scope(self)
         self._has_more = False
         self.offline = False
         self.cached_at: float | None = None
@@ -146,7 +148,7 @@ class ResourceTableModel(QAbstractTableModel):
     def _start_loading(self) -> None:
         if self._feed is None or self.loading:
             return
-        self._loading = tasks.start(self._load_page(self._feed), name="load page")
+        self._loading = self.work.start(self._load_page(self._feed), name="load page")
         self.loadingChanged.emit(True)
 
     async def _load_page(self, feed: ListFeed[Any]) -> None:
@@ -159,7 +161,8 @@ class ResourceTableModel(QAbstractTableModel):
             return
         finally:
             if feed is self._feed:
-                asyncio.get_running_loop().call_soon(self.loadingChanged.emit, False)
+                # once the task is done (``loading`` is false for whoever hears it), if the model still is
+                asyncio.get_running_loop().call_soon(self._loading_ended)
         if feed is not self._feed:
             return
         fresh = [item for item in page.items if str(item.id) not in self._ids]
@@ -176,6 +179,10 @@ class ResourceTableModel(QAbstractTableModel):
             self.cached_at = page.cached_at
             self.offlineChanged.emit(page.offline)
         self.pageLoaded.emit(len(fresh))
+
+    def _loading_ended(self) -> None:
+        if shiboken6.isValid(self):
+            self.loadingChanged.emit(False)
 
     async def wait_idle(self) -> None:
         """Until the page being read has arrived (tests and benchmarks)."""

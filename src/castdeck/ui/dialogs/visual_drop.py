@@ -57,6 +57,7 @@ class VisualDrop(QWidget):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
+        self.work = tasks.scope(self)
         self.session = session
         self.background = background
         self.picker = picker
@@ -130,7 +131,7 @@ class VisualDrop(QWidget):
             )
             self.hint.setStyleSheet(f"color: {PROBLEM.name()};")
             return
-        tasks.start(self._add(queue, paths), on_error=self._failed, name="queue dropped visuals")
+        self.work.start(self._add(queue, paths), on_error=self._failed, name="queue dropped visuals")
 
     async def _add(self, queue: UploadQueue, paths: list[Path]) -> None:
         added = await queue.add_paths(paths, prepare_visuals=True)
@@ -170,7 +171,7 @@ class VisualDrop(QWidget):
                 self._render_row(index)
         if job.state == "completed" and before != "completed":
             self._ready.append(job.resource_id)
-            tasks.start(self.reload(), on_error=self._failed, name="reload visuals")
+            self.work.start(self.reload(), on_error=self._failed, name="reload visuals")
 
     def line(self, item: UploadItem) -> tuple[str, str | None, bool]:
         """(text, tooltip, is a problem) for one dropped file."""

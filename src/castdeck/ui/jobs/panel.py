@@ -59,6 +59,7 @@ class JobsPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("jobs_panel")
         self.setAccessibleName("Jobs")
+        self.work = tasks.scope(self)
         self.background: Background | None = None
         self.cards: dict[str, JobCard] = {}
         self.views: dict[str, CardView] = {}
@@ -318,7 +319,7 @@ class JobsPanel(QWidget):
         elif action == "download" and job is not None:
             self._download(job, view)
         elif action == "retry" and job is not None:
-            tasks.start(self._retry(job), on_error=self._failed, name="retry job")
+            self.work.start(self._retry(job), on_error=self._failed, name="retry job")
         elif action == "check_again" and job is not None:
             background.jobs.check_again(job)
         elif action == "send_now":
@@ -363,7 +364,7 @@ class JobsPanel(QWidget):
             if url:
                 self._choose_file(job, str(url), ".mp3")
             return
-        tasks.start(self._media_download(job), on_error=self._failed, name="download link")
+        self.work.start(self._media_download(job), on_error=self._failed, name="download link")
 
     async def _media_download(self, job: Job) -> None:
         background = self.background
@@ -408,4 +409,4 @@ class JobsPanel(QWidget):
             if alive(self):
                 self.banner.show_message(f"Saved “{job.title}” to {dest}.", kind="info")
 
-        tasks.start(fetch(), on_error=self._failed, name="download")
+        self.work.start(fetch(), on_error=self._failed, name="download")

@@ -26,6 +26,7 @@ class AccountPane(QWidget):
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.work = tasks.scope(self)
         self.session = session
         self.setAccessibleName("Account")
         outer = QVBoxLayout(self)
@@ -95,7 +96,7 @@ class AccountPane(QWidget):
 
     def refresh(self) -> None:
         self.banner.hide()
-        tasks.start(
+        self.work.start(
             self.session.refresh_account(),
             on_error=lambda e: self.banner.show_error(e, "Could not read the account"),
         )

@@ -25,7 +25,6 @@ from castdeck.services.background import Background
 from castdeck.services.listing import ListFeed, list_key
 from castdeck.services.session import Session
 from castdeck.services.starting import started_text
-from castdeck.services.tasks import tasks
 from castdeck.store.jobs import Job
 from castdeck.store.outbox import OutboxEntry
 
@@ -228,7 +227,7 @@ class MediaPane(ResourcePane):
         super().activate()
         if not self._lookups_started:
             self._lookups_started = True
-            tasks.start(self._load_lookups(), on_error=lambda _e: None, name=f"{self.info.name} lookups")
+            self.work.start(self._load_lookups(), on_error=lambda _e: None, name=f"{self.info.name} lookups")
 
     async def _load_lookups(self) -> None:
         with contextlib.suppress(CastdeckError):

@@ -46,13 +46,12 @@ class NameBook(QObject):
         self._label = label
         self.items: dict[str, dict[str, Any]] = {kind: {} for kind in feeds}
         self._loading: dict[str, asyncio.Task[None]] = {}
-        loading = self._loading  # the reads must not outlive the pane that shows their names
-        self.destroyed.connect(lambda *_: [task.cancel() for task in loading.values()])
+        self.work = tasks.scope(self)  # the reads must not outlive the pane that shows their names
 
     def load(self, kind: str) -> None:
         """Read ``kind`` unless it is read or being read."""
         if kind not in self._loading:
-            self._loading[kind] = tasks.start(self._read(kind), name=f"names of {kind}")
+            self._loading[kind] = self.work.start(self._read(kind), name=f"names of {kind}")
 
     def reload(self) -> None:
         for kind in list(self._loading):
