@@ -509,3 +509,32 @@ async def test_download_states_are_distinct(
     assert view.link is not None and "studio" in view.link.text()
     assert len(opened) == 1
     await drain()
+
+
+@pytest.mark.asyncio
+async def test_a_generating_job_shown_is_followed_by_the_tracker_to_its_end(
+    qtbot: QtBot, session: Session, background: Background
+) -> None:
+    """The pane polls nothing: the job it shows while generating is the tracker's, and the row and
+    the details follow the tracker until the job has finished, with no "Refresh status" pressed."""
+    background.jobs.default_interval = 0.3
+    pane = open_pane(qtbot, session, background, ShortsPane)
+    accepted = await session.client.shorts.create(prompt=unique("Why harbour seals sleep upright"))
+    job_id = str(accepted.data.id)
+    pane.refresh()
+    await until(lambda: pane.model.row_of(job_id) >= 0)
+    await select(pane, job_id)
+    assert pane.details.value_of("Status") == "Generating"
+    assert "its card in Jobs" in pane.details.note.text()
+    job = await until(lambda: background.jobs.job("short", job_id))
+    assert job.kind == "short" and job.title and "harbour seals" in job.title
+    finished = await until(
+        lambda: (j := background.jobs.job("short", job_id)) and j.finished and j, timeout=120
+    )
+    assert finished.state == "completed"
+    await until(lambda: pane.details.value_of("Status") == "Completed")
+    row = pane.model.row_of(job_id)
+    assert pane.model.item(row).status == "completed"
+    assert pane.details.value_of("Status check") is None  # nobody pressed "Refresh status"
+    assert not background.jobs.is_following("short", job_id)
+    await drain()

@@ -4,7 +4,10 @@ Each lists its jobs with status and phase; the details show the error of a faile
 style and lengths, and offer: Retry (failed or idle jobs, after a confirmation; the client sends a
 new idempotency key each time), Download (the three delivery kinds shown distinctly), Open in
 studio, and Refresh status (one ``GET …/status``; its ``poll_after_seconds`` is shown as a hint).
-Jobs are not followed in the background here: that is the jobs dock's work.
+
+The pane polls nothing: a job shown while it generates is handed to the job tracker, and rows and
+details follow the tracker's live state (its card in the Jobs dock reads the same job). Whatever
+the pane reads itself (details, Refresh status) is handed to the tracker too.
 """
 
 from __future__ import annotations
@@ -182,6 +185,7 @@ class MediaPane(ResourcePane):
         self._lookups_started = False
         super().__init__(session, parent)
         self.splitter.setSizes([665, 435])  # room for titles; the details still fit their four actions
+        background.jobs.jobChanged.connect(self._job_changed)
 
     # --- list ----------------------------------------------------------------------------------------------
 
@@ -211,7 +215,7 @@ class MediaPane(ResourcePane):
         )  # fmt: skip
 
     async def fetch_item(self, item: MediaJob) -> MediaJob:
-        return await self.session.call(lambda c: self.info.resource(c).get(str(item.id)))
+        return await self.read_item(str(item.id))
 
     def _title_of(self, job: MediaJob) -> str:
         return job.title or f"Untitled {self.info.noun}"
@@ -308,11 +312,13 @@ class MediaPane(ResourcePane):
         elif status == "generating":
             note = (
                 f"Generating{': ' + phase_text(item.phase).lower() if item.phase else ''}. "
-                "Press Refresh status to check on it."
+                "These details and its card in Jobs (Ctrl+J) follow it."
             )
         self.details.show_facts(self._title_of(item), rows, note=note, note_kind=note_kind)
         self._finish_facts()
         self.details.set_actions(self._actions(item))
+        if status == "generating":
+            self._follow(item)
 
     def _finish_facts(self) -> None:
         """Strings from the service are shown as text, never as markup; and the new rows are shown now
@@ -388,7 +394,41 @@ class MediaPane(ResourcePane):
         return buttons
 
     async def read_item(self, media_id: str) -> MediaJob:
-        return await self.session.call(lambda c: self.info.resource(c).get(media_id))
+        """The job as the service has it now; the tracker hears of it too."""
+        item = await self.session.call(lambda c: self.info.resource(c).get(media_id))
+        self.background.jobs.observe(self.info.kind, str(item.id), item)
+        return item
+
+    # --- the tracker's live state ----------------------------------------------------------------------------
+
+    def _follow(self, item: MediaJob) -> None:
+        """A job shown while it generates is followed by the tracker (never by the pane)."""
+        jobs = self.background.jobs
+        key = str(item.id)
+        if not jobs.is_following(self.info.kind, key):
+            known = jobs.job(self.info.kind, key)
+            if known is None or known.finished:
+                jobs.track(
+                    self.info.kind, key, title=f"{self.info.noun.capitalize()}: {self._title_of(item)}"
+                )
+
+    def _job_changed(self, job: Job) -> None:
+        if not alive(self) or job.kind != self.info.kind:
+            return
+        key = job.resource_id
+        item = self._item(key)
+        if item is None:
+            return
+        if job.finished:
+            self.run(self._reread(key), f"Could not read the {self.info.noun}")
+        elif job.state == "running" and (item.status != "generating" or item.phase != job.phase):
+            self.item_changed(
+                item.model_copy(update={"status": "generating", "phase": job.phase}), select=False
+            )
+
+    async def _reread(self, key: str) -> None:
+        # What Download said stays shown with the time it was asked ("Check again" asks anew).
+        self.item_changed(await self.read_item(key), select=False)
 
     def _item(self, key: str) -> MediaJob | None:
         if self.current is not None and str(self.current.id) == key:
@@ -450,6 +490,7 @@ class MediaPane(ResourcePane):
 
     async def _refresh_status(self, key: str) -> None:
         answer = await self.session.call(lambda c: self.info.resource(c).status(key))
+        self.background.jobs.observe(self.info.kind, key, answer)
         item = self._item(key)
         checked = time.strftime("%H:%M:%S")
         status = (answer.status or "").lower()
