@@ -17,6 +17,7 @@ import os
 import signal
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -24,9 +25,9 @@ from typing import Any
 import platformdirs
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QIcon
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
 
-from castdeck.api import CastdeckError
+from castdeck.api import CastdeckError, Client
 from castdeck.services.background import Background
 from castdeck.services.event_loop import new_event_loop
 from castdeck.services.profiles import KeyStore, Profile, ProfileStore, environment_profile
@@ -34,6 +35,7 @@ from castdeck.services.sandbox_process import SANDBOX_KEY, SandboxError, Sandbox
 from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
 from castdeck.store.cache import Cache
+from castdeck.store.sqlite import StoreError
 from castdeck.ui.connect_dialog import ConnectDialog, Connection
 from castdeck.ui.main_window import MainWindow
 from castdeck.ui.widgets import run_dialog
@@ -42,6 +44,7 @@ __all__ = ["CastdeckApp", "main", "user_data_dir"]
 
 log = logging.getLogger("castdeck")
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
+STORE_PROBLEM_TITLE = "Castdeck cannot open its data"
 STARTUP_PROBE = "CASTDECK_STARTUP_PROBE"  # benchmarks: a pane title; print "painted" once its rows show
 
 
@@ -75,10 +78,19 @@ def settle_startup_objects() -> None:
 class CastdeckApp:
     """Owns the connection, the sandbox child and the window for the app's lifetime."""
 
-    def __init__(self, args: argparse.Namespace, data_dir: Path) -> None:
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        data_dir: Path,
+        *,
+        client_factory: Callable[[str, str], Client] | None = None,
+    ) -> None:
+        """``client_factory(base_url, api_key)`` makes each session's client (the default: the
+        client with its usual timeouts and retries)."""
         self.args = args
         self.data_dir = data_dir
-        self.cache = Cache(data_dir / "cache.sqlite3")
+        self.client_factory = client_factory
+        self.cache: Cache | None = None  # opened by open(): a file it cannot use is said in words
         self.profiles = ProfileStore()
         self.keys = KeyStore()
         self.sandbox: SandboxProcess | None = None
@@ -92,27 +104,52 @@ class CastdeckApp:
 
     async def run(self) -> int:
         self._handle_signals()
-        try:
-            opened = await self.open()
-        except SandboxError as error:
-            print(f"castdeck: {error}", file=sys.stderr)
-            return 1
-        if not opened:
-            return 0
+        code = await self.start()
+        if code is not None:
+            return code
         # Once the first screen is up and its first requests answered (not before the first paint).
         QTimer.singleShot(1500, settle_startup_objects)
         await self.finished.wait()
         await self.shutdown()
         return 0
 
+    async def start(self) -> int | None:
+        """:meth:`open`, saying what stopped it: None once the window is open, else the exit code
+        (0: the user cancelled the connection; 1: the sandbox did not start; 2: a data file cannot
+        be used, which the user is told in a message box)."""
+        try:
+            opened = await self.open()
+        except SandboxError as error:
+            print(f"castdeck: {error}", file=sys.stderr)
+            await self.shutdown()
+            return 1
+        except StoreError as error:
+            # A data file from a newer Castdeck, or one that could not be brought up to date: said
+            # plainly, the file left as it is, and nothing started on top of it.
+            log.error("%s", error)
+            print(f"castdeck: {error}", file=sys.stderr)
+            await self.shutdown()
+            await self._tell(STORE_PROBLEM_TITLE, str(error))
+            return 2
+        return None if opened else 0
+
     async def open(self) -> bool:
         """Connect (starting the sandbox child with ``--sandbox``) and open the window; False when the
         user cancelled the connection dialog. :meth:`run` does this and then waits for the quit."""
+        if self.cache is None:
+            self.cache = Cache(self.data_dir / "cache.sqlite3")
         connection = await self._first_connection()
         if connection is None:
             return False
         self._open_window(connection)
         return True
+
+    async def _tell(self, title: str, text: str) -> None:
+        """A message the user must read before the app ends (no window is open to show it)."""
+        box = QMessageBox(QMessageBox.Icon.Critical, title, text, QMessageBox.StandardButton.Close)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        await run_dialog(box)
+        box.deleteLater()
 
     def _handle_signals(self) -> None:
         """Ctrl+C or a termination request closes the app as the window's close button does."""
@@ -157,14 +194,22 @@ class CastdeckApp:
         dialog.deleteLater()
         return connection
 
-    def _new_session(self, connection: Connection) -> Session:
-        """A session with its background work (jobs, outbox, uploads) stored in the data folder."""
-        session = Session(connection.profile, connection.api_key, self.cache)
-        self.background = Background(session, self.data_dir / "background")
-        return session
+    def _new_session(self, connection: Connection) -> tuple[Session, Background]:
+        """A session with its background work (jobs, outbox, uploads) stored in the data folder.
+        Raises :class:`StoreError` when those files cannot be used (nothing is left open then)."""
+        assert self.cache is not None
+        session = Session(
+            connection.profile, connection.api_key, self.cache, client_factory=self.client_factory
+        )
+        try:
+            background = Background(session, self.data_dir / "background")
+        except StoreError:
+            tasks.start(session.close(), name="close session")
+            raise
+        return session, background
 
     def _open_window(self, connection: Connection) -> None:
-        self.session = self._new_session(connection)
+        self.session, self.background = self._new_session(connection)
         start_pane = os.environ.get(STARTUP_PROBE) or MainWindow.remembered_pane() or "Episodes"
         assert self.background is not None
         self.window = MainWindow(self.session, self.background, start_pane=start_pane)
@@ -209,11 +254,18 @@ class CastdeckApp:
         connection = await self._ask_connection()
         if connection is None or self.window is None:
             return
+        try:
+            session, background = self._new_session(connection)
+        except StoreError as error:  # the old connection stays as it was
+            log.error("%s", error)
+            self.window.banner.show_message(
+                f"Could not open {connection.profile.name}: {error}", kind="error"
+            )
+            return
         old, old_background = self.session, self.background
         if old_background is not None:
             await old_background.close()  # stored as it is; resumed when that profile is opened again
-        self.session = self._new_session(connection)
-        assert self.background is not None
+        self.session, self.background = session, background
         self.window.set_session(self.session, self.background)
         tasks.start(self.session.start(), on_error=self._connect_failed, name="connect")
         self.background.start()
@@ -246,6 +298,7 @@ class CastdeckApp:
         if self._signal_timer is not None:
             self._signal_timer.stop()
         if self.window is not None:
+            self.window.close_work()  # nothing the window shows starts work from here on
             self.window.notifier.close()
         if self.background is not None:
             await self.background.close()
@@ -254,7 +307,8 @@ class CastdeckApp:
         await tasks.cancel_all()
         if self.sandbox is not None:
             await self.sandbox.stop()
-        self.cache.close()
+        if self.cache is not None:
+            self.cache.close()
 
 
 def _excepthook(kind: type[BaseException], error: BaseException, tb: TracebackType | None) -> None:

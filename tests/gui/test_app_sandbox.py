@@ -4,15 +4,17 @@ with a restart button, and restarting brings the same data back on a new port.""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
+import sqlite3
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from castdeck.app import CastdeckApp, build_parser
+from castdeck.app import STORE_PROBLEM_TITLE, CastdeckApp, build_parser
 from castdeck.services.profiles import ProfileStore
 from castdeck.services.session import ConnectionState
 from castdeck.services.tasks import tasks
@@ -96,3 +98,30 @@ async def test_environment_profile_then_switch_to_another_profile(
 def demo_podcasts(sandbox: RunningSandbox) -> set[str]:
     response = sandbox.client(DEMO_KEY).get("/v1/podcasts", params={"limit": 100})
     return {p["id"] for p in response.json()["data"]}
+
+
+@pytest.mark.asyncio
+async def test_a_data_file_from_a_newer_castdeck_is_refused_in_words_and_left_untouched(
+    qtbot: QtBot, tmp_path: Path, sandbox: RunningSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CASTDECK_BASE_URL", sandbox.base_url)
+    monkeypatch.setenv("CASTDECK_API_KEY", DEMO_KEY)
+    newer = tmp_path / "data" / "background" / "background.sqlite3"
+    newer.parent.mkdir(parents=True)
+    with contextlib.closing(sqlite3.connect(newer)) as db:
+        db.execute("CREATE TABLE written_by_a_later_release (x)")
+        db.execute("PRAGMA user_version = 99")
+        db.commit()
+    before = newer.read_bytes()
+
+    app = CastdeckApp(build_parser().parse_args([]), tmp_path / "data")
+    starting = tasks.start(app.start(), name="start the app")
+    box = await until(lambda: QApplication.activeModalWidget())
+    assert isinstance(box, QMessageBox) and box.windowTitle() == STORE_PROBLEM_TITLE
+    assert str(newer) in box.text() and "written by a newer Castdeck (schema 99" in box.text()
+    assert "the file was left as it is" in box.text()
+    box.button(QMessageBox.StandardButton.Close).click()
+    assert await starting == 2
+    assert app.window is None and app.background is None
+    assert newer.read_bytes() == before
+    assert sorted(p.name for p in newer.parent.iterdir()) == ["background.sqlite3"]  # no backup, no journal
