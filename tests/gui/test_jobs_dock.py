@@ -175,7 +175,9 @@ async def test_a_refused_write_shows_why_and_is_not_sent_again(
     card = await card_for(panel, f"entry:{entry.id}", "rejected")
     assert "not sent again" in card.status_label.text()
     assert card.view.request_id and "Request ID" in card.detail_label.text()
-    assert f"404: No podcast with id '{missing_podcast}'" in card.detail_label.text()
+    assert f"No podcast with id '{missing_podcast}' exists in this organization. [HTTP 404]" in (
+        card.detail_label.text()
+    )
     assert "Correct the input and start it again (a new request with a new key)." in card.detail_label.text()
     assert window.notifier.history[-1].title == "Not started"
     stored = background.outbox.get(entry.id)
