@@ -703,15 +703,15 @@ def test_seed_content(sandbox: RunningSandbox, demo: httpx.Client) -> None:
     assert len(hosts) == 4
     assert all(h["voice"] and h["voice"]["id"] == h["voice_id"] for h in hosts)
     podcasts = seeded("/v1/podcasts")
-    assert len(podcasts) == 2
+    assert len(podcasts) == 3
     podcast_ids = {p["id"] for p in podcasts}
     assert all(set(p["host_ids"]) <= {h["id"] for h in hosts} for p in podcasts)
 
     def episodes() -> list[dict[str, Any]]:
         return [e for e in seeded("/v1/episodes") if e["podcast_id"] in podcast_ids]
 
-    assert len(episodes()) == 12
-    assert sum(p["episode_count"] for p in podcasts) >= 12
+    assert len(episodes()) == 14
+    assert sum(p["episode_count"] for p in podcasts) >= 14
 
     # media of published episodes and completed media renders in the background: wait for it
     def generated_with_audio() -> list[dict[str, Any]] | None:
@@ -779,3 +779,25 @@ def test_other_organization_sees_only_its_own(other_api: httpx.Client, sandbox: 
     podcasts = [p for p in all_pages(other_api, "/v1/podcasts") if parse_time(p["created_at"]) < started]
     assert len(hosts) == 1 and len(podcasts) == 1
     assert podcasts[0]["visibility"] == "private" and podcasts[0]["url"] is None
+
+
+def test_a_lagging_analytics_provider_reports_floors(demo: httpx.Client, sandbox: RunningSandbox) -> None:
+    """The seeded "Harbour Lights" show stands for a podcast whose analytics provider is degraded:
+    its figures, and each of its episodes', say ``complete: false``; the other shows' are complete."""
+    podcasts = {p["title"]: p for p in _seeded_podcasts(demo, sandbox)}
+    for title, podcast in podcasts.items():
+        data = PodcastAnalytics.model_validate(
+            demo.get(f"/v1/podcasts/{podcast['id']}/analytics").json()["data"]
+        )
+        assert data.complete is (title != "Harbour Lights"), title
+        for entry in data.episodes:
+            single = EpisodeAnalytics.model_validate(
+                demo.get(f"/v1/episodes/{entry.episode_id}/analytics").json()["data"]
+            )
+            assert single.complete is data.complete
+    lagging = PodcastAnalytics.model_validate(
+        demo.get(f"/v1/podcasts/{podcasts['Harbour Lights']['id']}/analytics").json()["data"]
+    )
+    assert lagging.analytics_enabled is True and len(lagging.episodes) == 2
+    assert all(e.downloads.total > 0 for e in lagging.episodes)  # floors, not zeros: published days ago
+    assert lagging.totals.plays == lagging.totals.downloads + lagging.totals.video_views

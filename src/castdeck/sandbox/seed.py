@@ -100,7 +100,10 @@ def _seed_demo(sandbox: Sandbox) -> None:
         render.render_cover(
             path, blueprint["title"], seed_content.ORGANIZATION_NAME, seed=index, size=(600, 600)
         )
-        db.insert("podcast", podcast_id, DEMO_ORG, data, {"image_file": relative})
+        meta: dict[str, Any] = {"image_file": relative}
+        if blueprint.get("analytics") == "degraded":
+            meta["analytics_degraded"] = True
+        db.insert("podcast", podcast_id, DEMO_ORG, data, meta)
         podcast_ids.append(podcast_id)
 
     source_ids = [

@@ -225,6 +225,20 @@ PODCASTS: list[dict[str, Any]] = [
         "visibility": "private",
         "hosts": [3, 2],
     },
+    {
+        "title": "Harbour Lights",
+        "description": (
+            "Night stories from the north coast: lighthouse keepers, harbour pilots and the people "
+            "who fish after dark, told by Priya Natarajan."
+        ),
+        "episode_order": "episodic",
+        "language": "en",
+        "visibility": "public",
+        "hosts": [1, 0],
+        # The sandbox's analytics provider is degraded for this show: its figures are floors
+        # (``complete: false``), as the service reports when an upstream provider lags.
+        "analytics": "degraded",
+    },
 ]
 
 _TIDAL_TEXT = (
@@ -472,6 +486,18 @@ EPISODES: list[dict[str, Any]] = [
         error_message="Generation failed: the attached source could not be read, so no script was written.",
     ),
     _episode(
+        "ep-lights-keeper", 2, "The Last Keeper of Skerry Light",
+        "Priya meets the keeper who switched the lamp to automatic and stayed on anyway.",
+        [1], "A quiet one-minute story about the last lighthouse keeper on a northern island.",
+        0.5, _PUBLISHED, created_days_ago=23, published_days_ago=21,
+    ),
+    _episode(
+        "ep-lights-pilot", 2, "Bringing Them In: A Harbour Pilot's Night",
+        "Boarding a cargo ship by rope ladder at two in the morning, and steering it home.",
+        [1, 0], "A short story about a harbour pilot guiding a ship into port at night.",
+        0.5, _PUBLISHED, created_days_ago=7, published_days_ago=6,
+    ),
+    _episode(
         "ep-waves", 0, "Waves vs. Tides",
         "Wave power and tidal power are often confused. This one sorts them out.",
         [0, 1], "A short episode comparing wave power and tidal power for curious listeners.",
@@ -607,6 +633,10 @@ def _unit(key: str, salt: str) -> float:
     """A deterministic number in [0, 1) derived from ``key`` and ``salt``."""
     digest = hashlib.sha256(f"{salt}:{key}".encode()).digest()
     return int.from_bytes(digest[:8], "big") / 2**64
+
+
+DEGRADED_LAG_DAYS = 2.0
+"""Days of figures a degraded analytics provider has not delivered yet (its figures are floors)."""
 
 
 def analytics_numbers(key: str, days_since_publish: float) -> dict[str, Any]:

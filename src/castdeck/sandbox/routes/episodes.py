@@ -81,11 +81,21 @@ def present_episode(sandbox: Sandbox, record: Record) -> dict[str, Any]:
     return data
 
 
-def episode_analytics_numbers(record: Record) -> dict[str, Any]:
+def analytics_lag(sandbox: Any, podcast_id: object) -> float:
+    """Days of figures the analytics provider has not delivered for a podcast's episodes: 0 while it
+    is healthy; a degraded provider (a seeded show) lags, and its figures are floors."""
+    podcast = sandbox.db.get("podcast", str(podcast_id))
+    degraded = podcast is not None and podcast.meta.get("analytics_degraded")
+    return seed_content.DEGRADED_LAG_DAYS if degraded else 0.0
+
+
+def episode_analytics_numbers(record: Record, lag: float = 0.0) -> dict[str, Any]:
+    """Downloads since publish and rolling video views of one episode, as counted ``lag`` days ago."""
     if record.data.get("status") != "published":
         zero = {"first_7_days": 0, "first_30_days": 0, "total": 0}
         return {"downloads": zero, "video_views": {"last_7_days": 0, "last_30_days": 0, "total": 0}}
-    numbers = seed_content.analytics_numbers(record.id, days_since(record.data.get("published_at")))
+    age = max(0.0, days_since(record.data.get("published_at")) - lag)
+    numbers = seed_content.analytics_numbers(record.id, age)
     return {"downloads": numbers["downloads"], "video_views": numbers["video_views"]}
 
 
@@ -445,5 +455,6 @@ async def episode_timestamps(request: Request) -> Response:
 )
 async def episode_analytics(request: Request) -> Response:
     record = requested_episode(request)
-    numbers = episode_analytics_numbers(record)
-    return data_response({"episode_id": record.id, "as_of": now_iso(), "complete": True, **numbers})
+    lag = analytics_lag(sandbox_of(request), record.data.get("podcast_id"))
+    numbers = episode_analytics_numbers(record, lag)
+    return data_response({"episode_id": record.id, "as_of": now_iso(), "complete": lag == 0, **numbers})

@@ -142,20 +142,21 @@ async def update_podcast(request: Request) -> Response:
     response=PodcastAnalytics,
 )
 async def podcast_analytics(request: Request) -> Response:
-    from .episodes import episode_analytics_numbers
+    from .episodes import analytics_lag, episode_analytics_numbers
 
     sandbox, org = sandbox_of(request), org_of(request)
     record = owned(sandbox.db, "podcast", uuid_param(request, "podcast_id"), org)
     episodes = [e for e in sandbox.db.all("episode", org.id) if e.data.get("podcast_id") == record.id]
     enabled = record.data.get("visibility") != "private"
-    per_episode = [episode_analytics_numbers(e) for e in episodes]
+    lag = analytics_lag(sandbox, record.id)
+    per_episode = [episode_analytics_numbers(e, lag) for e in episodes]
     if not enabled:  # audio metrics are 0 while analytics are disabled, in the totals and per episode
         for numbers in per_episode:
             numbers["downloads"] = {"first_7_days": 0, "first_30_days": 0, "total": 0}
     downloads = sum(n["downloads"]["total"] for n in per_episode)
     views = sum(n["video_views"]["total"] for n in per_episode)
     # last_7_days / last_30_days are rolling windows of combined plays (not the since-publish windows)
-    recent = [_recent_downloads(e) if enabled else (0, 0) for e in episodes]
+    recent = [_recent_downloads(e, lag) if enabled else (0, 0) for e in episodes]
     last_7 = sum(r[0] + n["video_views"]["last_7_days"] for r, n in zip(recent, per_episode, strict=True))
     last_30 = sum(r[1] + n["video_views"]["last_30_days"] for r, n in zip(recent, per_episode, strict=True))
     apps = seed_content.analytics_numbers(record.id, 30.0).get("plays_by_app", {})
@@ -165,7 +166,7 @@ async def podcast_analytics(request: Request) -> Response:
         {
             "podcast_id": record.id,
             "as_of": now_iso(),
-            "complete": True,
+            "complete": lag == 0,
             "analytics_enabled": enabled,
             "totals": {
                 "downloads": downloads if enabled else 0,
@@ -183,11 +184,12 @@ async def podcast_analytics(request: Request) -> Response:
     )
 
 
-def _recent_downloads(record: Record) -> tuple[int, int]:
-    """Audio downloads of a published episode during the last 7 and the last 30 days."""
+def _recent_downloads(record: Record, lag: float = 0.0) -> tuple[int, int]:
+    """Audio downloads of a published episode during the last 7 and the last 30 days (as counted
+    ``lag`` days ago: a lagging provider's rolling windows are floors too)."""
     if record.data.get("status") != "published":
         return 0, 0
-    age = days_since(record.data.get("published_at"))
+    age = max(0.0, days_since(record.data.get("published_at")) - lag)
     total = seed_content.analytics_numbers(record.id, age)["downloads"]["total"]
 
     def before(days: float) -> int:
