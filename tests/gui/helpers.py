@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -82,3 +82,18 @@ def drop_on(widget: QWidget, paths: list[Path], *, direct: Any = None) -> None:
     event = QDropEvent(QPointF(10, 10), *args)
     (direct or widget.dropEvent)(event)
     assert event.isAccepted()
+
+
+def dark_palette() -> QPalette:
+    """What the platform gives when the system turns dark (screenshots and palette tests)."""
+    palette = QPalette()
+    for role, color in (
+        (QPalette.ColorRole.Window, "#2b2b2b"), (QPalette.ColorRole.WindowText, "#e6e6e6"),
+        (QPalette.ColorRole.Base, "#1e1e1e"), (QPalette.ColorRole.AlternateBase, "#262626"),
+        (QPalette.ColorRole.Text, "#e6e6e6"), (QPalette.ColorRole.Button, "#353535"),
+        (QPalette.ColorRole.ButtonText, "#e6e6e6"), (QPalette.ColorRole.Highlight, "#2f65ca"),
+        (QPalette.ColorRole.HighlightedText, "#ffffff"), (QPalette.ColorRole.Mid, "#8a8a8a"),
+        (QPalette.ColorRole.Link, "#7ab7ff"), (QPalette.ColorRole.PlaceholderText, "#8a8a8a"),
+    ):  # fmt: skip
+        palette.setColor(role, QColor(color))
+    return palette

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -25,6 +24,7 @@ from castdeck.ui.main_window import MainWindow
 from castdeck.ui.pane import ResourcePane
 from castdeck.ui.panes import pane_specs
 from tests.gui.conftest import quiet, until
+from tests.gui.helpers import dark_palette
 
 CONTROLS = (
     QAbstractButton,
@@ -119,20 +119,6 @@ async def test_keyboard_switches_panes_refreshes_filters_and_creates(
             dialog.reject()
             await until(lambda d=dialog: not d.isVisible())
     await quiet()
-
-
-def dark_palette() -> QPalette:
-    palette = QPalette()
-    for role, color in (
-        (QPalette.ColorRole.Window, "#2b2b2b"), (QPalette.ColorRole.WindowText, "#e6e6e6"),
-        (QPalette.ColorRole.Base, "#1e1e1e"), (QPalette.ColorRole.AlternateBase, "#262626"),
-        (QPalette.ColorRole.Text, "#e6e6e6"), (QPalette.ColorRole.Button, "#353535"),
-        (QPalette.ColorRole.ButtonText, "#e6e6e6"), (QPalette.ColorRole.Highlight, "#2f65ca"),
-        (QPalette.ColorRole.HighlightedText, "#ffffff"), (QPalette.ColorRole.Mid, "#8a8a8a"),
-        (QPalette.ColorRole.Link, "#7ab7ff"), (QPalette.ColorRole.PlaceholderText, "#8a8a8a"),
-    ):  # fmt: skip
-        palette.setColor(role, QColor(color))
-    return palette
 
 
 @pytest.mark.asyncio

@@ -34,13 +34,16 @@ from .widgets import Banner
 
 __all__ = ["MainWindow"]
 
-JOB_PANES = {
+OPEN_PANES = {
     "episode": "Episodes",
     "video": "Videos",
     "short": "Shorts",
     "voiceover": "Voiceovers",
     "source": "Sources",
+    "podcast": "Podcasts",
+    "podcast_analytics": "Analytics",
 }
+"""Which pane shows an item of each kind (a job card's or a pane's "Open")."""
 
 
 class MainWindow(QMainWindow):
@@ -112,7 +115,7 @@ class MainWindow(QMainWindow):
         self.jobs_dock.setAccessibleName("Jobs")
         self.jobs_panel = JobsPanel(self.jobs_dock)
         self.jobs_panel.setMinimumWidth(300)
-        self.jobs_panel.openRequested.connect(self.open_job)
+        self.jobs_panel.openRequested.connect(self.open_item)
         self.jobs_panel.uploadsRequested.connect(self.show_uploads)
         self.jobs_dock.setWidget(self.jobs_panel)
         self.notifier = Notifier(self)
@@ -176,9 +179,10 @@ class MainWindow(QMainWindow):
         if entry.state == "pending" and entry.attempts == 0:
             self.jobs_dock.show()
 
-    def open_job(self, kind: str, resource_id: str) -> None:
-        """A job card's "Open": its pane, with the item selected (read from the service when needed)."""
-        title = JOB_PANES.get(kind)
+    def open_item(self, kind: str, resource_id: str) -> None:
+        """A job card's or a pane's "Open": the pane for ``kind``, with the item selected (read from
+        the service when needed)."""
+        title = OPEN_PANES.get(kind)
         if title is None:
             return
         pane = self.show_pane(title)
@@ -209,6 +213,9 @@ class MainWindow(QMainWindow):
             assert self.session is not None and self.background is not None
             placeholder = self.stack.widget(row)
             pane = self._specs[row].build(self.session, self.background, self.stack)
+            opens = getattr(pane, "openRequested", None)
+            if opens is not None:
+                opens.connect(self.open_item)
             self.stack.insertWidget(row, pane)
             if placeholder is not None:
                 self.stack.removeWidget(placeholder)
@@ -272,8 +279,9 @@ class MainWindow(QMainWindow):
         )
         file_menu.addSeparator()
         action("quit", "&Quit", QKeySequence.StandardKey.Quit, self.close, file_menu)
-        for number, spec in enumerate(self._specs[:10], start=1):
-            action(f"go{number}", spec.title, f"Ctrl+{number % 10}", self._go_to(number - 1), go_menu)
+        for number, spec in enumerate(self._specs, start=1):
+            shortcut = f"Ctrl+{number % 10}" if number <= 10 else None
+            action(f"go{number}", spec.title, shortcut, self._go_to(number - 1), go_menu)
         toggle = self.jobs_dock.toggleViewAction()
         toggle.setShortcut(QKeySequence("Ctrl+J"))
         view_menu.addAction(toggle)

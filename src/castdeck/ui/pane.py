@@ -93,6 +93,8 @@ class DetailsPanel(QWidget):
         self.form = QFormLayout()
         self.form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
         outer.addLayout(self.form)
+        self.sections = QVBoxLayout()  # a pane's own parts below the facts (an episode's analytics)
+        outer.addLayout(self.sections)
         self.text_heading = QLabel(self)
         self.text_heading.setStyleSheet("font-weight: bold;")
         outer.addWidget(self.text_heading)
@@ -112,9 +114,20 @@ class DetailsPanel(QWidget):
         self._outer.setStretchFactor(self.text, 1 if yes else 0)
         self._outer.setStretch(self._outer.count() - 1, 0 if yes else 1)
 
+    def add_section(self, widget: QWidget) -> None:
+        """A part of the details below the facts that the pane keeps and fills itself; hidden when
+        the details are cleared (the pane shows it again with the next item)."""
+        widget.setParent(self)
+        self.sections.addWidget(widget)
+
     def clear(self) -> None:
         self.heading.setText("")
         self.note.hide()
+        for index in range(self.sections.count()):
+            item = self.sections.itemAt(index)
+            section = item.widget() if item is not None else None
+            if section is not None:
+                section.hide()
         while self.form.rowCount():
             self.form.removeRow(0)
         self._clear_actions()

@@ -237,3 +237,11 @@ class ComboPicker(QComboBox):
         self._wanted = item_id
         if self.items:
             self.setCurrentIndex(max(self.findData(item_id), 0))
+
+    def reload(self, feed: ListFeed[Any], *, select: str | None = None) -> None:
+        """Read the list again (items created since it was read), then choose ``select`` (or keep
+        the current choice)."""
+        self._wanted = select if select is not None else self.selected_id()
+        if not self.loading.done():
+            self.loading.cancel()
+        self.loading = self.work.start(self._load(feed), name="reload picker")

@@ -9,7 +9,7 @@ with a card, and a strip above the list says so with a "Stop waiting" button.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -44,6 +44,9 @@ from ..resource_model import Column, format_time
 from ..widgets import alive, ask
 from .hosts import plain_value
 from .podcasts import NameBook
+
+if TYPE_CHECKING:
+    from ..analytics.episode_box import EpisodeAnalyticsBox
 
 __all__ = ["STATUSES", "EpisodesPane", "PublishBlocked", "episode_columns", "generation_text"]
 
@@ -189,6 +192,7 @@ class EpisodesPane(ResourcePane):
         super().__init__(session, parent)
         self.splitter.setSizes([740, 360])
         self.names.setParent(self)
+        self.analytics_box: EpisodeAnalyticsBox | None = None  # built with the first details shown
         for label in (self.details.heading, self.details.note, self.banner.label):
             label.setTextFormat(Qt.TextFormat.PlainText)  # they show service text (titles, errors)
         self.names.updated.connect(self._names_arrived)
@@ -347,7 +351,20 @@ class EpisodesPane(ResourcePane):
         self.details.show_facts(item.title or "(untitled)", rows, text=item.description or "", note=note,
                                 note_kind=note_kind)  # fmt: skip
         self.details.set_actions(self._actions_for(item))
+        self._analytics_of(item)
         self._follow_generation(item)
+
+    def _analytics_of(self, item: Episode) -> None:
+        """The episode's figures below its facts (their code loads with the first details shown,
+        after the window's first paint)."""
+        if self.analytics_box is None:
+            from castdeck.services.analytics import Analytics
+
+            from ..analytics.episode_box import EpisodeAnalyticsBox
+
+            self.analytics_box = EpisodeAnalyticsBox(Analytics(self.session), self.details)
+            self.details.add_section(self.analytics_box)
+        self.analytics_box.show_episode(item)
 
     def _live_job(self, item: Episode) -> Job | None:
         """The tracker's job of an episode that is generating (its phase and progress are newer than

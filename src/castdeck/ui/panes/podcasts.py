@@ -113,6 +113,7 @@ class PodcastsPane(ResourcePane):
     title = "Podcasts"
     kind = "podcast"
     new_label = "New podcast"
+    openRequested = Signal(str, str)  # ("podcast_analytics", id): the Analytics button
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(session, parent)
@@ -127,6 +128,11 @@ class PodcastsPane(ResourcePane):
         self.edit_button.clicked.connect(self.edit_current)
         self.writes(self.edit_button)
         self.edit_button.hide()
+        self.analytics_button = QPushButton("Analytics", self)
+        self.analytics_button.setAccessibleName("Podcast analytics")
+        self.analytics_button.setToolTip("How this podcast and its episodes are doing")
+        self.analytics_button.clicked.connect(self._show_analytics)
+        self.analytics_button.hide()
 
     # --- ResourcePane --------------------------------------------------------------------------------------
 
@@ -165,7 +171,7 @@ class PodcastsPane(ResourcePane):
         ]
         note = None if public else VISIBILITY_NOTES.get(item.visibility or "")
         self.details.show_facts(item.title or item.id, rows, text=item.description or "", note=note)
-        self.details.set_actions([self.edit_button])
+        self.details.set_actions([self.edit_button, self.analytics_button])
 
     def new_item(self) -> None:
         self.dialog = self.open_dialog(PodcastDialog(self.session, parent=self), self._saved)
@@ -177,6 +183,10 @@ class PodcastsPane(ResourcePane):
             self.dialog = self.open_dialog(
                 PodcastDialog(self.session, self.current, parent=self), self._saved
             )
+
+    def _show_analytics(self) -> None:
+        if isinstance(self.current, Podcast):
+            self.openRequested.emit("podcast_analytics", str(self.current.id))
 
     def _saved(self, dialog: PodcastDialog) -> None:
         if isinstance(dialog.result_value, Podcast):
