@@ -1,10 +1,11 @@
 """Where each word sits in a reading view's text, searching that text, and copying with times.
 
-The view shows one paragraph per speaker turn: a heading line (the speaker's name and the turn's
-start time) and the turn's words separated by single spaces, both in one text block (a line
-separator, U+2028, between them). :func:`plan_document` computes that text and the character
-position of every word in it, so the view finds a word under the mouse, and the character range
-of the word being heard, by binary search, without asking the text layout.
+The view shows one paragraph (one text block) per speaker turn: the turn's words separated by
+single spaces; the speaker's name and the turn's start time (its heading) are drawn beside the
+text, not in it. An empty block separates paragraphs (a reading view whose layout ignores
+paragraph margins spaces them so). :func:`plan_document` computes that text and the character position of every
+word in it, so the view finds a word under the mouse, and the character range of the word being
+heard, by binary search, without asking the text layout.
 """
 
 from __future__ import annotations
@@ -15,20 +16,20 @@ from dataclasses import dataclass
 from .export import clock
 from .words import Transcript
 
-__all__ = ["LINE_SEPARATOR", "DocumentPlan", "find_all", "plan_document", "timed_text"]
-
-LINE_SEPARATOR = "\u2028"
+__all__ = ["DocumentPlan", "find_all", "plan_document", "timed_text"]
 
 
 @dataclass
 class DocumentPlan:
-    """The text of each block and the absolute character position of each word.
+    """The text of each paragraph and the absolute character position of each word.
 
-    Positions count as a ``QTextDocument`` does: blocks are separated by one character.
+    Positions count as a ``QTextDocument`` does: blocks are separated by one character, and
+    paragraph ``i`` is document block ``2 * i`` (an empty block between paragraphs).
     """
 
     blocks: list[str]
-    headings: list[str]  # per block: the heading text ("" for a paragraph continuing a turn)
+    headings: list[str]  # per block: the speaker's name ("" for a paragraph going on with the same speaker)
+    block_starts: list[float]  # per block: the start time of its first word
     block_speakers: list[int | None]
     block_first_word: list[int]
     block_positions: list[int]
@@ -38,7 +39,12 @@ class DocumentPlan:
     @property
     def text(self) -> str:
         """The whole text as one string, blocks joined by ``\\n`` (one character, as in the document)."""
-        return "\n".join(self.blocks)
+        return "\n\n".join(self.blocks)
+
+    @staticmethod
+    def paragraph_of_block(block_number: int) -> int | None:
+        """The paragraph shown by document block ``block_number`` (None for the empty ones)."""
+        return None if block_number % 2 else block_number // 2
 
     def word_at_position(self, position: int) -> int:
         """The word whose characters include ``position`` (or the nearest before it); -1 if none."""
@@ -62,6 +68,7 @@ class DocumentPlan:
 def plan_document(transcript: Transcript) -> DocumentPlan:
     blocks: list[str] = []
     headings: list[str] = []
+    starts: list[float] = []
     speakers: list[int | None] = []
     firsts: list[int] = []
     block_positions: list[int] = []
@@ -71,28 +78,24 @@ def plan_document(transcript: Transcript) -> DocumentPlan:
     previous: int | object | None = object()
     for turn in transcript.turns():
         words = transcript.words[turn.first : turn.last]
-        heading = ""
-        if turn.speaker != previous:
-            name = transcript.speaker_name(turn.speaker)
-            stamp = clock(words[0].start, hours=words[-1].end >= 3600)[:-4]
-            heading = f"{name}  {stamp}" if name else stamp
+        heading = transcript.speaker_name(turn.speaker) if turn.speaker != previous else ""
         previous = turn.speaker
         parts: list[str] = []
-        offset = len(heading) + 1 if heading else 0
+        offset = 0
         for i, word in enumerate(words, start=turn.first):
             positions[i] = position + offset
             lengths[i] = len(word.text)
             parts.append(word.text)
             offset += len(word.text) + 1
-        body = " ".join(parts)
-        text = f"{heading}{LINE_SEPARATOR}{body}" if heading else body
+        text = " ".join(parts)
         blocks.append(text)
         headings.append(heading)
+        starts.append(words[0].start)
         speakers.append(turn.speaker)
         firsts.append(turn.first)
         block_positions.append(position)
-        position += len(text) + 1
-    return DocumentPlan(blocks, headings, speakers, firsts, block_positions, positions, lengths)
+        position += len(text) + 2  # the paragraph's end and the empty block after it
+    return DocumentPlan(blocks, headings, starts, speakers, firsts, block_positions, positions, lengths)
 
 
 def find_all(text: str, needle: str) -> list[int]:

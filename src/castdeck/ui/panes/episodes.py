@@ -38,6 +38,7 @@ from castdeck.store.outbox import OutboxEntry
 from ..dialogs.episode_dialogs import EpisodeCreateDialog, EpisodeEditDialog, PublishDialog, podcast_label
 from ..dialogs.generate_dialog import GenerateDialog
 from ..forms import FormDialog
+from ..listen import ListenWindow
 from ..pane import ResourcePane, link_label
 from ..pickers import ComboPicker, host_feed, podcast_feed, source_feed
 from ..resource_model import Column, format_time
@@ -252,6 +253,15 @@ class EpisodesPane(ResourcePane):
             "Unpublish…", "Unpublish episode", "Take the episode back to draft", self.unpublish_current
         )
         self.delete_button = button("Delete…", "Delete episode", "Delete this episode", self.delete_current)
+        self.listen_button = QPushButton("Listen", self)
+        self.listen_button.setAccessibleName("Listen to the episode")
+        self.listen_button.setToolTip("Play the audio and read along with the transcript (Ctrl+L)")
+        self.listen_button.clicked.connect(self.listen_current)
+        self.listen_button.hide()  # reading works offline too: not a write control
+        listen_shortcut = QShortcut(QKeySequence("Ctrl+L"), self)
+        listen_shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        listen_shortcut.activated.connect(self.listen_current)
+        self.listen_window: ListenWindow | None = None
 
     # --- ResourcePane --------------------------------------------------------------------------------------
 
@@ -370,7 +380,8 @@ class EpisodesPane(ResourcePane):
         return None, "info"
 
     def _actions_for(self, item: Episode) -> list[QAbstractButton]:
-        actions: list[QAbstractButton] = [self.edit_button]
+        actions: list[QAbstractButton] = [self.listen_button] if item.audio_url else []
+        actions.append(self.edit_button)
         if item.status in ("published", "scheduled"):
             actions.append(self.unpublish_button)
         elif str(item.id) not in self.publish_waits:
@@ -436,6 +447,20 @@ class EpisodesPane(ResourcePane):
     def _edited(self, dialog: FormDialog) -> None:
         if isinstance(dialog.result_value, Episode):
             self.item_changed(dialog.result_value)
+
+    def listen_current(self) -> ListenWindow | None:
+        """Open the player and transcript of the selected episode (one window, reused)."""
+        episode = self.current
+        if not isinstance(episode, Episode) or not episode.audio_url:
+            return None
+        window = self.listen_window
+        if window is None or not alive(window):
+            window = self.listen_window = ListenWindow(self.background.media, self)
+        window.open_episode(episode)
+        window.show()
+        window.raise_()
+        window.activateWindow()
+        return window
 
     # --- publishing ----------------------------------------------------------------------------------------
 
