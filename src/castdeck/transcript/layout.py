@@ -100,12 +100,13 @@ def plan_document(transcript: Transcript) -> DocumentPlan:
 
 def find_all(text: str, needle: str) -> list[int]:
     """Start positions of ``needle`` in ``text``, ignoring case (non-overlapping)."""
-    needle = needle.casefold()
     if not needle:
         return []
-    haystack = text.casefold()
-    if len(haystack) != len(text):  # a character whose case fold changes length: fall back to lower()
-        haystack, needle = text.lower(), needle.lower()
+    haystack, folded = text.casefold(), needle.casefold()
+    if len(haystack) != len(text) or len(folded) != len(needle):
+        # a character whose case fold changes length (ß): positions must stay the text's own
+        haystack, folded = text.lower(), needle.lower()
+    needle = folded
     found: list[int] = []
     at = haystack.find(needle)
     while at >= 0:

@@ -118,8 +118,10 @@ class ListenWindow(QWidget):
             "Copy the selection with times",
             "Copy the selected words with times (Ctrl+Shift+C)",
         )
-        self.export_button = tool("Export", "Export the transcript", "Save subtitles or text")
-        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.export_button = QPushButton("Export", header)
+        self.export_button.setAccessibleName("Export the transcript")
+        self.export_button.setToolTip("Save subtitles or text")
+        header_layout.addWidget(self.export_button, 0, Qt.AlignmentFlag.AlignTop)
         menu = QMenu(self.export_button)
         for fmt, (label, _filter) in EXPORTS.items():
             menu.addAction(label, lambda fmt=fmt: self.ask_export(fmt))

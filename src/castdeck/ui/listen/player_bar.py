@@ -4,18 +4,18 @@ position only when the listener seeks, and updates itself with its signals block
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings, QSize, Qt
+from PySide6.QtCore import QEvent, QSettings, QSize, Qt
 from PySide6.QtWidgets import (
     QAbstractSlider,
     QComboBox,
     QHBoxLayout,
     QLabel,
     QSlider,
-    QStyle,
     QToolButton,
     QWidget,
 )
 
+from .icons import media_icon
 from .playback import SPEEDS, Playback
 
 __all__ = ["SKIP_SECONDS", "PlayerBar", "time_text"]
@@ -39,11 +39,11 @@ class PlayerBar(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
         layout.setSpacing(6)
-        style = self.style()
 
-        def tool(icon: QStyle.StandardPixmap, name: str, tip: str) -> QToolButton:
+        def tool(icon: str, name: str, tip: str) -> QToolButton:
             button = QToolButton(self)
-            button.setIcon(style.standardIcon(icon))
+            button.setProperty("mediaIcon", icon)
+            button.setIcon(media_icon(icon, self.palette()))
             button.setIconSize(QSize(22, 22))
             button.setAutoRaise(True)
             button.setAccessibleName(name)
@@ -51,14 +51,10 @@ class PlayerBar(QWidget):
             layout.addWidget(button)
             return button
 
-        self.back_button = tool(
-            QStyle.StandardPixmap.SP_MediaSeekBackward, "Back 10 seconds", "Back 10 seconds (J)"
-        )
-        self.play_button = tool(QStyle.StandardPixmap.SP_MediaPlay, "Play", "Play or pause (Space, K)")
+        self.back_button = tool("back", "Back 10 seconds", "Back 10 seconds (J)")
+        self.play_button = tool("play", "Play", "Play or pause (Space, K)")
         self.play_button.setIconSize(QSize(30, 30))
-        self.forward_button = tool(
-            QStyle.StandardPixmap.SP_MediaSeekForward, "Forward 10 seconds", "Forward 10 seconds (L)"
-        )
+        self.forward_button = tool("forward", "Forward 10 seconds", "Forward 10 seconds (L)")
         self.elapsed = QLabel("00:00", self)
         self.elapsed.setAccessibleName("Elapsed time")
         self.elapsed.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -84,7 +80,8 @@ class PlayerBar(QWidget):
         self.speed.setCurrentIndex(SPEEDS.index(1.0))
         self.speed.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         layout.addWidget(self.speed)
-        self.mute_button = tool(QStyle.StandardPixmap.SP_MediaVolume, "Mute", "Mute or unmute")
+        self.mute_button = tool("volume", "Mute", "Mute or unmute")
+        self.mute_button.setIconSize(QSize(20, 20))
         self.mute_button.setCheckable(True)
         self.volume = QSlider(Qt.Orientation.Horizontal, self)
         self.volume.setAccessibleName("Volume")
@@ -147,8 +144,7 @@ class PlayerBar(QWidget):
         self._show_elapsed(self.playback.position())
 
     def _playing_changed(self, playing: bool) -> None:
-        icon = QStyle.StandardPixmap.SP_MediaPause if playing else QStyle.StandardPixmap.SP_MediaPlay
-        self.play_button.setIcon(self.style().standardIcon(icon))
+        self._set_icon(self.play_button, "pause" if playing else "play")
         self.play_button.setAccessibleName("Pause" if playing else "Play")
 
     # --- from the listener ---------------------------------------------------------------------------------
@@ -172,6 +168,17 @@ class PlayerBar(QWidget):
 
     def _mute(self, muted: bool) -> None:
         self.playback.set_muted(muted)
-        icon = QStyle.StandardPixmap.SP_MediaVolumeMuted if muted else QStyle.StandardPixmap.SP_MediaVolume
-        self.mute_button.setIcon(self.style().standardIcon(icon))
+        self._set_icon(self.mute_button, "muted" if muted else "volume")
         self.mute_button.setAccessibleName("Unmute" if muted else "Mute")
+
+    def _set_icon(self, button: QToolButton, icon: str) -> None:
+        button.setProperty("mediaIcon", icon)
+        button.setIcon(media_icon(icon, self.palette()))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            for button in self.findChildren(QToolButton):
+                icon = button.property("mediaIcon")
+                if isinstance(icon, str):
+                    button.setIcon(media_icon(icon, self.palette()))
