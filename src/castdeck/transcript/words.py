@@ -46,13 +46,12 @@ class Transcript:
     speakers: list[Speaker]
     words: list[Word]
     starts: list[float] = field(init=False, repr=False)
+    duration: float = field(init=False, repr=False)
+    """Seconds until the last word ends."""
 
     def __post_init__(self) -> None:
         self.starts = [word.start for word in self.words]
-
-    @property
-    def duration(self) -> float:
-        return max((word.end for word in self.words), default=0.0)
+        self.duration = max((word.end for word in self.words), default=0.0)
 
     def speaker_name(self, index: int | None) -> str:
         if index is not None and 0 <= index < len(self.speakers):

@@ -121,7 +121,9 @@ class PlayerBar(QWidget):
         if self.seek_bar.isSliderDown():
             return
         units = int(seconds * SLIDER_UNITS_PER_SECOND)
-        if units != self._shown_units:
+        # move the handle only when it moves by a pixel (a long episode's bar barely moves a second)
+        per_pixel = max(self.seek_bar.maximum() // max(self.seek_bar.width(), 1), 1)
+        if abs(units - self._shown_units) >= per_pixel:
             self._shown_units = units
             blocked = self.seek_bar.blockSignals(True)
             self.seek_bar.setValue(units)
