@@ -99,7 +99,7 @@ class PlayerBar(QWidget):
             else "Playback speed (this system changes the pitch with the speed)"
         )
 
-        self._shown_units = -1
+        self._shown_units = -(10**9)
         self._shown_second = -1
         self.play_button.clicked.connect(playback.toggle)
         self.back_button.clicked.connect(lambda: playback.skip(-SKIP_SECONDS))
@@ -143,6 +143,7 @@ class PlayerBar(QWidget):
         self.seek_bar.blockSignals(blocked)
         self.total.setText(time_text(seconds, hours=seconds >= 3600))
         self._shown_second = -1
+        self._shown_units = -(10**9)
         self._show_elapsed(self.playback.position())
 
     def _playing_changed(self, playing: bool) -> None:

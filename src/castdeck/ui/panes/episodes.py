@@ -253,11 +253,8 @@ class EpisodesPane(ResourcePane):
             "Unpublish…", "Unpublish episode", "Take the episode back to draft", self.unpublish_current
         )
         self.delete_button = button("Delete…", "Delete episode", "Delete this episode", self.delete_current)
-        self.listen_button = QPushButton("Listen", self)
-        self.listen_button.setAccessibleName("Listen to the episode")
-        self.listen_button.setToolTip("Play the audio and read along with the transcript (Ctrl+L)")
-        self.listen_button.clicked.connect(self.listen_current)
-        self.listen_button.hide()  # reading works offline too: not a write control
+        self.listen_button: QPushButton | None = None
+        """The Listen button of the episode shown (in its Audio row; listening works offline too)."""
         listen_shortcut = QShortcut(QKeySequence("Ctrl+L"), self)
         listen_shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         listen_shortcut.activated.connect(self.listen_current)
@@ -337,7 +334,7 @@ class EpisodesPane(ResourcePane):
             lines = [f"{s.title or s.url or s.id}: {s.reason or 'no reason given'}" for s in skipped]
             rows.append(("Skipped sources", plain_value("\n".join(lines), "Skipped sources")))
         rows += [
-            ("Audio", link_label(item.audio_url, "Audio file") if item.audio_url else "—"),
+            ("Audio", self._audio_row(item.audio_url) if item.audio_url else "—"),
             ("Video", link_label(item.video_url, "Video file") if item.video_url else "—"),
         ]
         if item.url:
@@ -379,9 +376,23 @@ class EpisodesPane(ResourcePane):
             return "An empty draft: write and render it in the studio application before publishing.", "info"
         return None, "info"
 
+    def _audio_row(self, url: str) -> QWidget:
+        """The Audio row: Listen (the player and transcript) beside the link to the file."""
+        row = QWidget()
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(0, 0, 0, 0)
+        listen = QPushButton("▶  Listen", row)
+        listen.setAccessibleName("Listen to the episode")
+        listen.setToolTip("Play the audio and read along with the transcript (Ctrl+L)")
+        listen.clicked.connect(self.listen_current)
+        layout.addWidget(listen)
+        layout.addWidget(link_label(url, "Audio file"))
+        layout.addStretch(1)
+        self.listen_button = listen
+        return row
+
     def _actions_for(self, item: Episode) -> list[QAbstractButton]:
-        actions: list[QAbstractButton] = [self.listen_button] if item.audio_url else []
-        actions.append(self.edit_button)
+        actions: list[QAbstractButton] = [self.edit_button]
         if item.status in ("published", "scheduled"):
             actions.append(self.unpublish_button)
         elif str(item.id) not in self.publish_waits:
