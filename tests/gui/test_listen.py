@@ -121,6 +121,11 @@ async def test_listen_from_the_pane_lights_each_word_as_it_is_heard(
     assert indexes == sorted(indexes)  # never steps back while playing
     assert window.view.extraSelections()[-1].cursor.selectedText() == truth.words[window.view.current].text
     window.close()
+    assert not window.playback.timer.isActive()
+    assert pane.listen_current() is window  # closed and opened again: the same window, loaded afresh
+    await loaded(window)
+    assert window.view.current == -1 and window.view.transcript is not None
+    window.close()
 
 
 @pytest.mark.asyncio
@@ -263,15 +268,19 @@ async def test_keyboard_plays_seeks_and_every_control_is_named(
         assert abs(window.player_bar.seek_bar.value() - expected * 10) <= max(
             window.player_bar.seek_bar.maximum() // window.player_bar.seek_bar.width(), 1
         )
+    assert not window.playback.timer.isActive()  # the frame timer runs only while playing
     QTest.keyClick(window.view, Qt.Key.Key_Space)
     await until(lambda: window.playback.playing)
+    assert window.playback.timer.isActive()
     QTest.keyClick(window.view, Qt.Key.Key_K)
     await until(lambda: not window.playback.playing)
+    assert not window.playback.timer.isActive()
     assert window.player_bar.play_button.accessibleName() == "Play"
 
     window.player_bar.speed.setCurrentIndex(window.player_bar.speed.findData(1.5))
     assert window.playback.player.playbackRate() == 1.5
     assert window.playback.rate == 1.5
+    assert window.playback.pitch_kept()  # Qt 6.10+ with the FFmpeg backend keeps the voice's pitch
     window.player_bar.volume.setValue(40)
     assert window.playback.output.volume() == pytest.approx(0.4)
 

@@ -191,6 +191,8 @@ class ListenWindow(QWidget):
         """Show ``episode``: its audio and transcript from the cache or the service."""
         if self._loading is not None and not self._loading.done():
             self._loading.cancel()
+        if self.work.closed:  # the window was closed and is opened again
+            self.work = tasks.scope(self)
         self.playback.stop()
         self.episode = episode
         self.loaded = None
