@@ -15,7 +15,9 @@ import sys
 
 __all__ = ["COMMANDS", "dispatch"]
 
-COMMANDS: dict[str, str] = {}
+COMMANDS: dict[str, str] = {
+    "transcript": "transcript",
+}
 """Command name -> module under castdeck.cli."""
 
 log = logging.getLogger(__name__)

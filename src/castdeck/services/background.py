@@ -28,6 +28,7 @@ from castdeck.store.uploads import UploadItem, UploadStore
 
 from .downloads import Downloads
 from .jobs import JobTracker
+from .media_cache import EpisodeMedia
 from .outbox import Outbox
 from .publish import Publisher
 from .session import Session
@@ -43,7 +44,16 @@ log = logging.getLogger(__name__)
 class Background(QObject):
     """The tracker, outbox, upload queue and workflows of one session, sharing its connection state."""
 
-    def __init__(self, session: Session, data_dir: Path, *, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        data_dir: Path,
+        *,
+        media_dir: Path | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        """``media_dir`` holds the listened episodes' audio and timestamps (default: ``media``
+        beside ``data_dir``, in the user data folder)."""
         super().__init__(parent)
         self.session = session
         data_dir.mkdir(parents=True, exist_ok=True)
@@ -55,6 +65,12 @@ class Background(QObject):
         self.starter = JobStarter(self.outbox)
         self.publisher = Publisher(session, self.jobs, parent=self)
         self.downloads = Downloads(session)
+        cap_mb = QSettings().value("media/cache_megabytes", 1024)
+        try:
+            cap = max(int(str(cap_mb)), 16) * 1024 * 1024
+        except ValueError:
+            cap = 1024 * 1024 * 1024
+        self.media = EpisodeMedia(session, media_dir or data_dir.parent / "media", cap)
         self.uploads.sourceUploaded.connect(self._uploaded)
         self._started = False
         self._closed = False
@@ -89,6 +105,7 @@ class Background(QObject):
         await self.outbox.close()
         await self.publisher.close()
         await self.jobs.close()
+        self.media.close()
         self.upload_store.close()
         self.store.close()
 

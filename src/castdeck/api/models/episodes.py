@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import uuid
-from typing import Annotated, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import AfterValidator, AwareDatetime, Field, StringConstraints
+from pydantic import AfterValidator, AwareDatetime, Field, StringConstraints, model_validator
 
 from ._base import InputModel, ResourceModel, UpdateModel, check_uri
 from .common import ListQuery
@@ -133,13 +133,26 @@ class TimestampSpeaker(ResourceModel):
 
 
 class TimestampWord(ResourceModel):
+    """One spoken word. The spec's shape is ``{start, end, speaker, text}``; an older one is
+    ``{word, start, end}`` (no speaker): ``word`` is read as ``text``."""
+
     start: float
     end: float
     speaker: int | None = None
     text: str
 
+    @model_validator(mode="before")
+    @classmethod
+    def _older_shape(cls, value: Any) -> Any:
+        if isinstance(value, dict) and "text" not in value and "word" in value:
+            return {**value, "text": value["word"]}
+        return value
+
 
 class WordTimestamps(ResourceModel):
+    """The words of an episode's audio (``client.episodes.timestamps`` also reads a bare list of
+    words, an older rendering, into this shape)."""
+
     episode_id: str
     speakers: list[TimestampSpeaker] = Field(default_factory=list)
     words: list[TimestampWord] = Field(default_factory=list)

@@ -22,7 +22,7 @@ from ..models import (
 )
 from ..pagination import AsyncPaginator
 from ..polling import episode_running, poll
-from ..response import ApiResponse
+from ..response import ApiResponse, parse_model
 from ..transport import new_idempotency_key
 from ..uploads import upload_episode_image
 from .base import Accepted, Resource, body_of, build_input, check_uuid
@@ -110,8 +110,20 @@ class EpisodesResource(Resource):
         return await self._get(self._path(episode_id, "/analytics"), EpisodeAnalytics)
 
     async def timestamps(self, episode_id: str) -> WordTimestamps:
-        """The words of the episode's audio with their start and end times (404 until audio exists)."""
-        return await self._get(self._path(episode_id, "/timestamps"), WordTimestamps)
+        """The words of the episode's audio with their start and end times (404 until audio exists).
+
+        Both word shapes are read: ``{start, end, speaker, text}`` beside a ``speakers`` list, and
+        the older ``{word, start, end}``, also when ``data`` is a bare list of such words.
+        """
+        response = await self._transport.request("GET", self._path(episode_id, "/timestamps"))
+        body = response.json()
+        data = body.get("data") if isinstance(body, dict) else None
+        if isinstance(data, list):
+            return parse_model(response, {"episode_id": episode_id, "words": data}, WordTimestamps)
+        if isinstance(data, dict) and "episode_id" not in data:
+            data = {**data, "episode_id": episode_id}
+            return parse_model(response, data, WordTimestamps)
+        return self._data(response, WordTimestamps)
 
     async def subtitles(self, episode_id: str, format: Literal["srt", "vtt"] = "vtt") -> str:
         """The word timestamps as SRT or WebVTT subtitles."""

@@ -38,6 +38,7 @@ from castdeck.store.outbox import OutboxEntry
 from ..dialogs.episode_dialogs import EpisodeCreateDialog, EpisodeEditDialog, PublishDialog, podcast_label
 from ..dialogs.generate_dialog import GenerateDialog
 from ..forms import FormDialog
+from ..listen import ListenWindow
 from ..pane import ResourcePane, link_label
 from ..pickers import ComboPicker, host_feed, podcast_feed, source_feed
 from ..resource_model import Column, format_time
@@ -256,6 +257,12 @@ class EpisodesPane(ResourcePane):
             "Unpublish…", "Unpublish episode", "Take the episode back to draft", self.unpublish_current
         )
         self.delete_button = button("Delete…", "Delete episode", "Delete this episode", self.delete_current)
+        self.listen_button: QPushButton | None = None
+        """The Listen button of the episode shown (in its Audio row; listening works offline too)."""
+        listen_shortcut = QShortcut(QKeySequence("Ctrl+L"), self)
+        listen_shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        listen_shortcut.activated.connect(self.listen_current)
+        self.listen_window: ListenWindow | None = None
 
     # --- ResourcePane --------------------------------------------------------------------------------------
 
@@ -331,7 +338,7 @@ class EpisodesPane(ResourcePane):
             lines = [f"{s.title or s.url or s.id}: {s.reason or 'no reason given'}" for s in skipped]
             rows.append(("Skipped sources", plain_value("\n".join(lines), "Skipped sources")))
         rows += [
-            ("Audio", link_label(item.audio_url, "Audio file") if item.audio_url else "—"),
+            ("Audio", self._audio_row(item.audio_url) if item.audio_url else "—"),
             ("Video", link_label(item.video_url, "Video file") if item.video_url else "—"),
         ]
         if item.url:
@@ -385,6 +392,21 @@ class EpisodesPane(ResourcePane):
         if item.generation is None and item.status == "draft":
             return "An empty draft: write and render it in the studio application before publishing.", "info"
         return None, "info"
+
+    def _audio_row(self, url: str) -> QWidget:
+        """The Audio row: Listen (the player and transcript) beside the link to the file."""
+        row = QWidget()
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(0, 0, 0, 0)
+        listen = QPushButton("▶  Listen", row)
+        listen.setAccessibleName("Listen to the episode")
+        listen.setToolTip("Play the audio and read along with the transcript (Ctrl+L)")
+        listen.clicked.connect(self.listen_current)
+        layout.addWidget(listen)
+        layout.addWidget(link_label(url, "Audio file"))
+        layout.addStretch(1)
+        self.listen_button = listen
+        return row
 
     def _actions_for(self, item: Episode) -> list[QAbstractButton]:
         actions: list[QAbstractButton] = [self.edit_button]
@@ -453,6 +475,20 @@ class EpisodesPane(ResourcePane):
     def _edited(self, dialog: FormDialog) -> None:
         if isinstance(dialog.result_value, Episode):
             self.item_changed(dialog.result_value)
+
+    def listen_current(self) -> ListenWindow | None:
+        """Open the player and transcript of the selected episode (one window, reused)."""
+        episode = self.current
+        if not isinstance(episode, Episode) or not episode.audio_url:
+            return None
+        window = self.listen_window
+        if window is None or not alive(window):
+            window = self.listen_window = ListenWindow(self.background.media, self)
+        window.open_episode(episode)
+        window.show()
+        window.raise_()
+        window.activateWindow()
+        return window
 
     # --- publishing ----------------------------------------------------------------------------------------
 

@@ -1,0 +1,390 @@
+"""``TranscriptView``: the episode's words, one paragraph per speaker turn, the word being heard lit.
+
+The text is built once (undo off; character formats only for the speaker headings) and never
+changed while playing. The current word is one extra selection; the words already heard are a
+second one that only changes their colour (extra selections are painted over the laid-out text,
+so nothing is laid out again). The frame handler finds the word by binary search over the start
+times and touches the view only when the word changes.
+
+Follow mode keeps the current word in view; scrolling by hand (wheel, scroll bar, keys) pauses
+it and :attr:`followChanged` tells the window to offer the way back. A click on a word (not a
+drag that selects) asks to seek to its start (:attr:`seekRequested`).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QPoint, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QContextMenuEvent,
+    QGuiApplication,
+    QKeyEvent,
+    QMouseEvent,
+    QPalette,
+    QResizeEvent,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QWheelEvent,
+)
+from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
+
+from castdeck.transcript import DocumentPlan, Transcript, find_all, plan_document, timed_text
+
+from .colors import is_dark
+from .gutter import SpeakerGutter
+
+__all__ = ["MAX_MARKED_MATCHES", "TranscriptView"]
+
+MAX_MARKED_MATCHES = 2000
+"""Search matches marked in the text at once (the count and next/previous cover all of them)."""
+_SCROLL_KEYS = {
+    Qt.Key.Key_PageUp,
+    Qt.Key.Key_PageDown,
+    Qt.Key.Key_Up,
+    Qt.Key.Key_Down,
+    Qt.Key.Key_Home,
+    Qt.Key.Key_End,
+}
+
+
+def _mix(a: QColor, b: QColor, amount: float) -> QColor:
+    """``a`` moved ``amount`` of the way towards ``b``."""
+    return QColor(
+        round(a.red() + (b.red() - a.red()) * amount),
+        round(a.green() + (b.green() - a.green()) * amount),
+        round(a.blue() + (b.blue() - a.blue()) * amount),
+    )
+
+
+class TranscriptView(QPlainTextEdit):
+    seekRequested = Signal(float)
+    followChanged = Signal(bool)
+    currentWordChanged = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("transcript")
+        self.setAccessibleName("Transcript")
+        self.setReadOnly(True)
+        self.setUndoRedoEnabled(False)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.document().setDocumentMargin(18)
+        font = self.font()
+        font.setPointSizeF(max(font.pointSizeF(), 9.0) * 1.2)
+        self.setFont(font)
+        self.transcript: Transcript | None = None
+        self.plan: DocumentPlan | None = None
+        self.current = -1
+        self.following = True
+        self.matches: list[int] = []
+        self.match_length = 0
+        self.current_match = -1
+        self._press: QPoint | None = None
+        self._scrolling = False
+        self._base: list[QTextEdit.ExtraSelection] = []
+        self._search: list[QTextEdit.ExtraSelection] = []
+        self._formats()
+        self.gutter = SpeakerGutter(self)
+        self.updateRequest.connect(self.gutter.follow)
+        self.verticalScrollBar().actionTriggered.connect(lambda _action: self._user_scrolled())
+
+    # --- building --------------------------------------------------------------------------------------------
+
+    def _formats(self) -> None:
+        palette = self.palette()
+        text = palette.color(QPalette.ColorRole.Text)
+        base = palette.color(QPalette.ColorRole.Base)
+        dark = is_dark(palette)
+        self.current_format = QTextCharFormat()
+        self.current_format.setBackground(QColor("#8a6d00") if dark else QColor("#ffe082"))
+        self.current_format.setForeground(QColor("#ffffff") if dark else QColor("#000000"))
+        self.heard_format = QTextCharFormat()
+        self.heard_format.setForeground(_mix(text, base, 0.38))
+        self.match_format = QTextCharFormat()
+        self.match_format.setBackground(QColor("#3b4d61") if dark else QColor("#d6e4f5"))
+        self.current_match_format = QTextCharFormat()
+        self.current_match_format.setBackground(QColor("#c77700") if dark else QColor("#ffb74d"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self.transcript is not None:
+            self._formats()
+            self.set_transcript(self.transcript)
+            self.gutter.update()
+
+    def set_transcript(self, transcript: Transcript) -> None:
+        """Show ``transcript`` (built once; nothing is highlighted until a position arrives)."""
+        self.transcript = transcript
+        self.plan = plan = plan_document(transcript)
+        self.gutter.set_plan(transcript, plan)
+        self.setViewportMargins(self.gutter.width_for(transcript), 0, 0, 0)
+        self._place_gutter()
+        document = self.document()
+        document.clear()
+        cursor = QTextCursor(document)
+        cursor.beginEditBlock()
+        words = QTextCharFormat()
+        spacer = QTextCharFormat()
+        spacer.setFontPointSize(max(self.font().pointSizeF() * 0.6, 5.0))
+        block_format = QTextBlockFormat()
+        for i, text in enumerate(plan.blocks):
+            if i:
+                cursor.insertBlock(block_format, spacer)  # the empty block between paragraphs
+                cursor.insertBlock(block_format, words)
+            cursor.insertText(text, words)
+        cursor.endEditBlock()
+        document.setModified(False)
+        self.current = -1
+        self.matches, self.current_match = [], -1
+        self._base, self._search = [], []
+        self.setExtraSelections([])
+        self.moveCursor(QTextCursor.MoveOperation.Start)
+        self.set_following(True)
+        self.gutter.update()
+
+    def clear_transcript(self) -> None:
+        self.transcript = None
+        self.plan = None
+        self.current = -1
+        self.gutter.set_plan(None, None)
+        self.setViewportMargins(0, 0, 0, 0)
+        self._place_gutter()
+        self.setPlainText("")
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._place_gutter()
+
+    def _place_gutter(self) -> None:
+        rect = self.contentsRect()
+        self.gutter.setGeometry(rect.left(), rect.top(), self.viewportMargins().left(), rect.height())
+
+    # --- the word being heard --------------------------------------------------------------------------------
+
+    def set_position(self, seconds: float) -> None:
+        """The frame handler: light the word heard at ``seconds`` (nothing happens unless it changed)."""
+        transcript = self.transcript
+        if transcript is None:
+            return
+        index = transcript.word_at(seconds)
+        if index != self.current:
+            self._show_word(index)
+
+    def _show_word(self, index: int) -> None:
+        plan = self.plan
+        assert plan is not None
+        self.current = index
+        if index < 0:
+            self._base = []
+        else:
+            start = plan.word_positions[index]
+            heard = QTextEdit.ExtraSelection()
+            heard.cursor = QTextCursor(self.document())
+            heard.cursor.setPosition(start, QTextCursor.MoveMode.KeepAnchor)
+            heard.format = self.heard_format
+            word = QTextEdit.ExtraSelection()
+            word.cursor = QTextCursor(self.document())
+            word.cursor.setPosition(start)
+            word.cursor.setPosition(start + plan.word_lengths[index], QTextCursor.MoveMode.KeepAnchor)
+            word.format = self.current_format
+            self._base = [heard, word]
+            if self.following:
+                self._keep_in_view(start)
+        self.setExtraSelections(
+            [self._base[0], *self._search, *self._base[1:]] if self._base else self._search
+        )
+        self.currentWordChanged.emit(index)
+
+    def current_word_text(self) -> str:
+        if self.transcript is None or self.current < 0:
+            return ""
+        return self.transcript.words[self.current].text
+
+    # --- follow mode ---------------------------------------------------------------------------------------
+
+    def set_following(self, following: bool) -> None:
+        changed = following != self.following
+        self.following = following
+        if following and self.plan is not None and self.current >= 0:
+            self._keep_in_view(self.plan.word_positions[self.current], force=True)
+        if changed:
+            self.followChanged.emit(following)
+
+    def _keep_in_view(self, position: int, *, force: bool = False) -> None:
+        """Scroll (only when needed) so the character at ``position`` sits in the upper part of
+        the view: when it is above the top or below three quarters of the height."""
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(position)
+        rect = self.cursorRect(cursor)
+        height = self.viewport().height()
+        if not force and rect.top() >= 0 and rect.bottom() <= height * 0.75:
+            return
+        block = cursor.block()
+        layout = block.layout()
+        line = layout.lineForTextPosition(position - block.position()) if layout is not None else None
+        line_number = block.firstLineNumber() + (
+            line.lineNumber() if line is not None and line.isValid() else 0
+        )
+        lines_shown = max(height // max(self.fontMetrics().lineSpacing(), 1), 1)
+        self._scrolling = True
+        try:
+            bar = self.verticalScrollBar()
+            bar.setValue(max(line_number - lines_shown // 4, 0))
+            # A block laid out for the first time can change the line count above it: check once.
+            rect = self.cursorRect(cursor)
+            if rect.top() < 0 or rect.bottom() > height:
+                bar.setValue(
+                    bar.value()
+                    + int((rect.top() - height * 0.25) // max(self.fontMetrics().lineSpacing(), 1))
+                )
+        finally:
+            self._scrolling = False
+
+    def scroll_to_position(self, position: int) -> None:
+        self._keep_in_view(position, force=True)
+
+    def word_visible(self, index: int) -> bool:
+        """Whether word ``index`` is inside the viewport (tests and the jump-back button)."""
+        if self.plan is None or index < 0:
+            return False
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(self.plan.word_positions[index])
+        rect = self.cursorRect(cursor)
+        return rect.top() >= 0 and rect.bottom() <= self.viewport().height()
+
+    def _user_scrolled(self) -> None:
+        if not self._scrolling and self.following:
+            self.set_following(False)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        before = self.verticalScrollBar().value()
+        super().wheelEvent(event)
+        if self.verticalScrollBar().value() != before:
+            self._user_scrolled()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        before = self.verticalScrollBar().value()
+        super().keyPressEvent(event)
+        if event.key() in _SCROLL_KEYS and self.verticalScrollBar().value() != before:
+            self._user_scrolled()
+
+    # --- clicking a word -------------------------------------------------------------------------------------
+
+    def word_at_point(self, point: QPoint) -> int:
+        if self.plan is None or not self.plan.word_positions:
+            return -1
+        position = self.cursorForPosition(point).position()
+        return self.plan.word_at_position(position)
+
+    def point_of_word(self, index: int) -> QPoint:
+        """The middle of word ``index`` in viewport coordinates (tests click there)."""
+        assert self.plan is not None
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(self.plan.word_positions[index] + max(self.plan.word_lengths[index] // 2, 0))
+        return self.cursorRect(cursor).center()
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        self._press = event.position().toPoint() if event.button() == Qt.MouseButton.LeftButton else None
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        super().mouseReleaseEvent(event)
+        press, self._press = self._press, None
+        point = event.position().toPoint()
+        if press is None or event.button() != Qt.MouseButton.LeftButton or self.textCursor().hasSelection():
+            return
+        if (point - press).manhattanLength() > QGuiApplication.styleHints().startDragDistance():
+            return
+        index = self.word_at_point(point)
+        if index >= 0 and self.transcript is not None:
+            self.seekRequested.emit(self.transcript.words[index].start)
+
+    # --- search ---------------------------------------------------------------------------------------------
+
+    def search(self, needle: str) -> int:
+        """Mark every match of ``needle`` (ignoring case); returns the count. The first match at or
+        after the current word becomes current (and is scrolled to)."""
+        self.matches = find_all(self.plan.text, needle) if self.plan is not None and needle else []
+        self.match_length = len(needle)
+        self.current_match = -1
+        if self.matches:
+            here = (
+                self.plan.word_positions[self.current] if self.plan is not None and self.current >= 0 else 0
+            )
+            first = next((i for i, at in enumerate(self.matches) if at >= here), 0)
+            self.go_to_match(first)
+        else:
+            self._mark_matches()
+        return len(self.matches)
+
+    def go_to_match(self, index: int) -> None:
+        if not self.matches:
+            return
+        self.current_match = index % len(self.matches)
+        self._mark_matches()
+        self.set_following(False)
+        self.scroll_to_position(self.matches[self.current_match])
+
+    def next_match(self, step: int = 1) -> None:
+        if self.matches:
+            self.go_to_match(self.current_match + step)
+
+    def _mark_matches(self) -> None:
+        marked: list[QTextEdit.ExtraSelection] = []
+        if self.matches:
+            window = MAX_MARKED_MATCHES // 2
+            low = max(self.current_match - window, 0)
+            for i in range(low, min(low + MAX_MARKED_MATCHES, len(self.matches))):
+                selection = QTextEdit.ExtraSelection()
+                selection.cursor = QTextCursor(self.document())
+                selection.cursor.setPosition(self.matches[i])
+                selection.cursor.setPosition(
+                    self.matches[i] + self.match_length, QTextCursor.MoveMode.KeepAnchor
+                )
+                selection.format = self.current_match_format if i == self.current_match else self.match_format
+                marked.append(selection)
+        self._search = marked
+        self.setExtraSelections([self._base[0], *marked, *self._base[1:]] if self._base else marked)
+
+    def clear_search(self) -> None:
+        self.matches, self.current_match = [], -1
+        self._mark_matches()
+
+    # --- copying --------------------------------------------------------------------------------------------
+
+    def selected_words(self) -> range:
+        cursor = self.textCursor()
+        if self.plan is None or not cursor.hasSelection():
+            return range(0)
+        return self.plan.words_between(cursor.selectionStart(), cursor.selectionEnd())
+
+    def selection_text(self, *, times: bool) -> str:
+        words = self.selected_words()
+        if self.transcript is None or not words:
+            return ""
+        return timed_text(self.transcript, words.start, words.stop, times=times)
+
+    def copy_selection(self, *, times: bool) -> bool:
+        text = self.selection_text(times=times)
+        if text:
+            QGuiApplication.clipboard().setText(text)
+        return bool(text)
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        menu = self.createStandardContextMenu(event.pos())
+        menu.addSeparator()
+        has_words = bool(self.selected_words())
+        plain = menu.addAction("Copy words", lambda: self.copy_selection(times=False))
+        plain.setEnabled(has_words)
+        timed = menu.addAction("Copy with times", lambda: self.copy_selection(times=True))
+        timed.setShortcut("Ctrl+Shift+C")
+        timed.setEnabled(has_words)
+        index = self.word_at_point(event.pos())
+        if index >= 0 and self.transcript is not None:
+            start = self.transcript.words[index].start
+            menu.addAction("Play from here", lambda: self.seekRequested.emit(start))
+        menu.popup(event.globalPos())
+        menu.aboutToHide.connect(menu.deleteLater)
