@@ -25,7 +25,7 @@ from castdeck.services.session import Session
 from castdeck.transcript import normalise
 from castdeck.ui.listen import ListenWindow
 from tests.conftest import RunningSandbox
-from tests.gui.conftest import OnLine, until
+from tests.gui.conftest import OnLine, quiet, until
 from tests.gui.helpers import make_pane
 from tests.gui.listen_helpers import generate_spoken_episode, loaded, server_words
 from tests.subtitle_parsers import parse_srt, parse_vtt
@@ -126,6 +126,7 @@ async def test_listen_from_the_pane_lights_each_word_as_it_is_heard(
     await loaded(window)
     assert window.view.current == -1 and window.view.transcript is not None
     window.close()
+    await quiet()  # the pane's reads of the episode (details, analytics) end inside the test
 
 
 @pytest.mark.asyncio
@@ -451,6 +452,7 @@ async def test_episode_without_audio_has_no_listen_and_says_why(
     await until(window.banner.isVisible)
     assert "no audio yet" in window.banner.text
     window.close()
+    await quiet()
 
 
 @pytest.mark.asyncio

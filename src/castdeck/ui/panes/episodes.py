@@ -38,7 +38,6 @@ from castdeck.store.outbox import OutboxEntry
 from ..dialogs.episode_dialogs import EpisodeCreateDialog, EpisodeEditDialog, PublishDialog, podcast_label
 from ..dialogs.generate_dialog import GenerateDialog
 from ..forms import FormDialog
-from ..listen import ListenWindow
 from ..pane import ResourcePane, link_label
 from ..pickers import ComboPicker, host_feed, podcast_feed, source_feed
 from ..resource_model import Column, format_time
@@ -48,6 +47,7 @@ from .podcasts import NameBook
 
 if TYPE_CHECKING:
     from ..analytics.episode_box import EpisodeAnalyticsBox
+    from ..listen import ListenWindow
 
 __all__ = ["STATUSES", "EpisodesPane", "PublishBlocked", "episode_columns", "generation_text"]
 
@@ -483,6 +483,8 @@ class EpisodesPane(ResourcePane):
             return None
         window = self.listen_window
         if window is None or not alive(window):
+            from ..listen import ListenWindow  # QtMultimedia loads when a creator first listens
+
             window = self.listen_window = ListenWindow(self.background.media, self)
         window.open_episode(episode)
         window.show()
