@@ -39,6 +39,7 @@ from castdeck.services.listing import ListFeed
 from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
 
+from .flow_layout import FlowLayout, flow_policy
 from .resource_model import Column, ResourceFilterProxy, ResourceTableModel
 from .widgets import Banner, SafeTextBrowser, alive, heading_label, open_web_link
 
@@ -88,8 +89,11 @@ class DetailsPanel(QWidget):
         self.note.setTextFormat(Qt.TextFormat.PlainText)
         self.note.hide()
         outer.addWidget(self.note)
-        self.actions_row = QHBoxLayout()
-        outer.addLayout(self.actions_row)
+        self.actions_box = QWidget(self)  # the item's actions: they wrap onto a second row when narrow
+        self.actions_box.setAccessibleName("Actions")
+        flow_policy(self.actions_box)
+        self.actions_row = FlowLayout(self.actions_box)
+        outer.addWidget(self.actions_box)
         self.form = QFormLayout()
         self.form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
         outer.addLayout(self.form)
@@ -198,10 +202,10 @@ class DetailsPanel(QWidget):
     def set_actions(self, buttons: list[QAbstractButton]) -> None:
         self._clear_actions()
         for button in buttons:
-            button.setParent(self)
+            button.setParent(self.actions_box)
             self.actions_row.addWidget(button)
             button.show()
-        self.actions_row.addStretch(1)
+        self.actions_row.invalidate()
 
     def value_of(self, label: str) -> str | None:
         """The text shown for a fact (tests)."""

@@ -58,15 +58,17 @@ class EpisodeAnalyticsBox(QWidget):
         self.note.setAccessibleName("About these figures")
         self.note.setStyleSheet("color: palette(mid);")
         outer.addWidget(self.note)
-        self.form = QFormLayout()
+        self.figures_box = QWidget(self)  # hidden until the episode is published
+        self.form = QFormLayout(self.figures_box)
+        self.form.setContentsMargins(0, 0, 0, 0)
         self.form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)  # as the facts above
         self.values: dict[str, QLabel] = {}
         for group, name, label in ROWS:
-            value = QLabel("—", self)
+            value = QLabel("—", self.figures_box)
             value.setAccessibleName(label)
             self.values[f"{group}.{name}"] = value
             self.form.addRow(label, value)
-        outer.addLayout(self.form)
+        outer.addWidget(self.figures_box)
         self.hide()
 
     def show_episode(self, episode: Episode | None) -> None:
@@ -84,9 +86,11 @@ class EpisodeAnalyticsBox(QWidget):
         if episode.status != "published":
             self._fill(None)
             self.refresh_button.hide()
+            self.figures_box.hide()
             self.note.setText("No figures yet: they are counted once the episode is published.")
             return
         self.refresh_button.show()
+        self.figures_box.show()
         self.refresh()
 
     def refresh(self) -> None:
