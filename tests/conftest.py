@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import os
 import subprocess
 import sys
@@ -163,6 +165,39 @@ def _nothing_left_running(request: pytest.FixtureRequest) -> Iterator[None]:
         )
     if problems:
         pytest.fail("the test left running:\n  " + "\n  ".join(problems), pytrace=False)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every async test ends by stopping the job pollers inside its loop (see _followers_stopped)."""
+    for item in items:
+        test = getattr(item, "obj", None)
+        if item.get_closest_marker("asyncio") is not None and inspect.iscoroutinefunction(test):
+            item.obj = _followers_stopped(test)  # type: ignore[attr-defined]
+
+
+def _followers_stopped(test: Callable[..., Any]) -> Callable[..., Any]:
+    """The test, then its job pollers cancelled while the loop still runs.
+
+    pytest-qt processes Qt events right after the test and again before the fixtures close the
+    sessions, outside the asyncio loop: a poll that was in flight then (an answer arriving, a timer
+    firing) would step its task with no running loop. Long-running followers are their owners' to
+    close, and the fixtures still close them; stopping them here only moves their end before those
+    event rounds. Short-lived work is left alone: ``settle()`` names it as a leftover."""
+
+    @functools.wraps(test)
+    async def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await test(*args, **kwargs)
+        finally:
+            from castdeck.services.tasks import tasks
+
+            short = set(tasks.pending(followers=False))
+            followers = [t for t in tasks.pending() if t not in short]
+            for task in followers:
+                task.cancel()
+            await asyncio.gather(*followers, return_exceptions=True)
+
+    return run
 
 
 async def _still_running() -> list[str]:
