@@ -11,7 +11,7 @@ import contextlib
 import sqlite3
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -81,11 +81,13 @@ class FaultyTransport(httpx.AsyncBaseTransport):
         )
 
 
-@pytest.fixture
-def shared(tmp_path: Path) -> Iterator[BackgroundStore]:
-    """The one database of jobs and the outbox, as the app opens it."""
+@pytest_asyncio.fixture
+async def shared(tmp_path: Path) -> AsyncIterator[BackgroundStore]:
+    """The one database of jobs and the outbox, as the app opens it. It closes after the trackers
+    that write to it (their last writes may still be on the disk thread when the test ends)."""
     opened = BackgroundStore(tmp_path / "background.sqlite3")
     yield opened
+    await close_all()
     opened.close()
 
 
