@@ -1,4 +1,4 @@
-"""install.sh in the downloaded folder: a launcher and icons for this user, `castdeck` on PATH,
+"""install.sh in the downloaded folder, and the AppDir an AppImage is made of: a launcher and icons for this user, `castdeck` on PATH,
 and --uninstall taking them away again; the launcher is a valid desktop entry that starts the
 folder's executable, wherever the folder is (a path with a space and a quote here)."""
 
@@ -7,11 +7,15 @@ from __future__ import annotations
 import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import DownloadedApp
+from tests.e2e.conftest import ROOT, DownloadedApp
+
+sys.path.insert(0, str(ROOT / "packaging"))
+import bundle_linux
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]  # the first one builds the app
 
@@ -57,3 +61,26 @@ def test_install_script_adds_a_launcher_icons_and_the_command_then_removes_them(
     assert not command.exists() and not command.is_symlink()
     assert not list((home / "data" / "icons").rglob("castdeck.*"))
     assert (folder / "castdeck").is_file()  # the app itself stays
+
+
+def test_the_appdir_for_an_appimage_starts_the_app(downloaded_app: DownloadedApp, tmp_path: Path) -> None:
+    """What appimagetool packs (where it is installed: the release workflow): AppRun starts the
+    app from wherever the image is mounted, and the desktop entry and icon sit at the top."""
+    icons = tmp_path / "icons" / "png"
+    icons.mkdir(parents=True)
+    shutil.copy(
+        downloaded_app.folder / "share/icons/hicolor/256x256/apps/castdeck.png", icons / "castdeck-256.png"
+    )
+    appdir = bundle_linux.appdir(
+        downloaded_app.folder, tmp_path / "mnt" / "Castdeck.AppDir", tmp_path / "icons"
+    )
+    check = subprocess.run(["desktop-file-validate", str(appdir / "castdeck.desktop")], capture_output=True,
+                           text=True, check=False)  # fmt: skip
+    assert check.returncode == 0 and not check.stdout.strip(), check.stdout + check.stderr
+    assert (appdir / ".DirIcon").resolve() == (appdir / "castdeck.png").resolve()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    usage = subprocess.run([str(appdir / "AppRun"), "--help"], cwd=elsewhere, capture_output=True, text=True,
+                           timeout=60, check=False)  # fmt: skip
+    assert usage.returncode == 0, usage.stderr
+    assert "--sandbox" in usage.stdout
