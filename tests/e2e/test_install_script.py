@@ -1,6 +1,7 @@
-"""install.sh in the downloaded folder, and the AppDir an AppImage is made of: a launcher and icons for this user, `castdeck` on PATH,
+"""install.sh in the downloaded folder: a launcher and icons for this user, `castdeck` on PATH,
 and --uninstall taking them away again; the launcher is a valid desktop entry that starts the
-folder's executable, wherever the folder is (a path with a space and a quote here)."""
+folder's executable, wherever the folder is (a path with a space and a quote here). And the
+AppDir an AppImage is made of."""
 
 from __future__ import annotations
 
