@@ -30,7 +30,7 @@ import bundle_meta as meta
 
 __all__ = ["check_bundle", "check_info_plist", "check_version_file", "imported_modules"]
 
-OPTIONAL_IMPORTS = {
+OPTIONAL_IMPORTS: dict[str, str] = {
     # module: why the bundle may lack it
 }
 """Modules the app's code imports that a bundle may lack, with the reason (none today)."""
@@ -59,8 +59,8 @@ def _imports(tree: ast.AST, module: str, is_package: bool) -> set[str]:
 
     def visit(node: ast.AST) -> None:
         if isinstance(node, ast.If) and _type_checking_only(node):
-            for child in node.orelse:
-                visit(child)
+            for statement in node.orelse:
+                visit(statement)
             return
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)

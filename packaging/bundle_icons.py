@@ -35,7 +35,7 @@ def render_pngs(svg: Path, folder: Path) -> dict[int, Path]:
         renderer.render(painter)
         painter.end()
         path = folder / f"castdeck-{size}.png"
-        if not image.save(str(path), "PNG"):
+        if not image.save(str(path)):  # PNG, from the suffix
             raise RuntimeError(f"could not write {path}")
         made[size] = path
     return made
