@@ -1,7 +1,7 @@
 """Start-up: process start to the main window shown with the first page of episodes painted,
 against a bare PySide6 window shown by a ten-line script, run side by side (alternating).
 
-    uv run python benchmarks/app_startup.py [--runs 7] [--dev-env]
+    uv run python benchmarks/app_startup.py [--runs 7] [--dev-env] [--frozen PATH]
 
 The sandbox runs already (started once here). Both sides run offscreen in a fresh process; the app
 prints "painted N" once the Episodes table has painted its first rows, the bare script once its
@@ -11,6 +11,10 @@ Both sides run in Castdeck as a user installs it: a fresh virtual environment ho
 and its dependencies at the pinned versions, without the development tools (the dev environment
 has httpx's optional command-line extras, which httpx imports at start when present: ~90 ms that
 no user pays). ``--dev-env`` measures the development environment instead.
+
+``--frozen PATH`` adds the installed app, PATH being the executable packaging/build.py made
+(``dist/castdeck/castdeck``), and ``uv run castdeck`` in this checkout, all four side by side
+against the same bare window. Target: the installed app no slower than ``uv run castdeck``.
 """
 
 from __future__ import annotations
@@ -77,7 +81,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--dev-env", action="store_true", help="measure the development environment")
+    parser.add_argument(
+        "--frozen", type=Path, default=None, help="the built app's executable (dist/castdeck/castdeck)"
+    )
     args = parser.parse_args()
+    if args.frozen is not None and not args.frozen.is_file():
+        parser.error(
+            f"--frozen {args.frozen}: no such executable (build it: uv run python packaging/build.py)"
+        )
     with tempfile.TemporaryDirectory() as tmp:
         python = sys.executable if args.dev_env else product_python(Path(tmp))
         sandbox = start_sandbox(Path(tmp) / "sandbox", "--speed", "50")
@@ -87,23 +98,36 @@ def main() -> None:
                    "CASTDECK_API_KEY": DEMO_KEY, "CASTDECK_STARTUP_PROBE": "Episodes"}  # fmt: skip
             # As on a user's machine, Python keeps compiled bytecode (this workplace turns it off).
             env.pop("PYTHONDONTWRITEBYTECODE", None)
-            app_cmd = [python, "-m", "castdeck"]
-            bare_cmd = [python, "-c", BARE]
-            timed(app_cmd, env), timed(bare_cmd, env)  # warm the file cache once
-            app_times, bare_times = [], []
+            sides = {
+                "bare PySide6 window": [python, "-c", BARE],
+                "castdeck, episodes painted": [python, "-m", "castdeck"],
+            }
+            if args.frozen is not None:
+                sides["uv run castdeck (this checkout)"] = ["uv", "run", "--project", str(ROOT), "castdeck"]
+                sides["installed app (--frozen)"] = [str(args.frozen.resolve())]
+            for command in sides.values():
+                timed(command, env)  # warm the file cache once
+            times: dict[str, list[float]] = {name: [] for name in sides}
             for _ in range(args.runs):
-                bare_times.append(timed(bare_cmd, env))
-                app_times.append(timed(app_cmd, env))
+                for name, command in sides.items():
+                    times[name].append(timed(command, env))
         finally:
             sandbox.stop()
-    app_median, bare_median = statistics.median(app_times), statistics.median(bare_times)
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    bare = medians["bare PySide6 window"]
     where = "development environment" if args.dev_env else "fresh install (pinned, no dev tools)"
-    print(f"runs: {args.runs} each, alternating; sandbox already running; {where}")
-    print(f"{'':32}{'median s':>10}{'min s':>10}{'max s':>10}")
-    print(f"{'bare PySide6 window':32}{bare_median:10.3f}{min(bare_times):10.3f}{max(bare_times):10.3f}")
-    print(f"{'castdeck, episodes painted':32}{app_median:10.3f}{min(app_times):10.3f}{max(app_times):10.3f}")
-    ratio = app_median / bare_median
+    print(f"runs: {args.runs} each, alternating; sandbox already running; castdeck from a {where}")
+    print(f"{'':34}{'median s':>10}{'min s':>10}{'max s':>10}{'/ bare':>9}")
+    for name, values in times.items():
+        print(
+            f"{name:34}{medians[name]:10.3f}{min(values):10.3f}{max(values):10.3f}{medians[name] / bare:8.2f}x"
+        )
+    ratio = medians["castdeck, episodes painted"] / bare
     print(f"ratio app / bare: {ratio:.2f}x (target <= 2.0x) -> {'PASS' if ratio <= 2.0 else 'OVER'}")
+    if args.frozen is not None:
+        frozen, uv_run = medians["installed app (--frozen)"], medians["uv run castdeck (this checkout)"]
+        verdict = "PASS" if frozen <= uv_run else "OVER"
+        print(f"ratio installed / uv run castdeck: {frozen / uv_run:.2f}x (target <= 1.0x) -> {verdict}")
 
 
 if __name__ == "__main__":

@@ -3,21 +3,41 @@
 castdeck --sandbox [--data DIR] [--speed F]   start on the embedded sandbox service
 castdeck [--profile NAME]                     connect to the service
 castdeck COMMAND ...                          a command-line companion (see castdeck.cli)
+castdeck sandbox-service ...                  the sandbox service alone (as ``castdeck-sandbox``)
+
+``sandbox-service`` is how the app starts its sandbox child: the installed app is one executable
+with no ``python -m``, so the app runs its own executable again with this first argument (see
+:mod:`castdeck.services.sandbox_process`).
 """
 
 from __future__ import annotations
 
 import sys
 
-__all__ = ["run"]
+__all__ = ["SANDBOX_SERVICE", "run"]
+
+SANDBOX_SERVICE = "sandbox-service"
+"""First argument that makes this executable the sandbox service instead of the app."""
 
 
 def run() -> None:
-    """Console-script entry point: a command-line companion when the first argument names one,
-    else the desktop app (its Qt modules are imported only then)."""
+    """Console-script entry point: the sandbox service, a command-line companion when the first
+    argument names one, else the desktop app (its Qt modules are imported only then)."""
+    if getattr(sys, "frozen", False):
+        # In a bundle, the sandbox's speech workers are this executable started again with
+        # multiprocessing's arguments: they run their work here and never reach the app.
+        import multiprocessing
+
+        multiprocessing.freeze_support()
+    argv = sys.argv[1:]
+    if argv[:1] == [SANDBOX_SERVICE]:
+        from castdeck.sandbox.__main__ import main as sandbox_main
+
+        sandbox_main(argv[1:])
+        sys.exit(0)
     from castdeck.cli import dispatch
 
-    code = dispatch(sys.argv[1:])
+    code = dispatch(argv)
     if code is not None:
         sys.exit(code)
     from castdeck.app import main

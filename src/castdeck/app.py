@@ -43,7 +43,8 @@ from castdeck.ui.widgets import run_dialog
 __all__ = ["CastdeckApp", "main", "user_data_dir"]
 
 log = logging.getLogger("castdeck")
-RESOURCES = Path(__file__).resolve().parents[2] / "resources"
+# Beside src/ in a checkout; inside the bundle's own folder (sys._MEIPASS) in the installed app.
+RESOURCES = Path(getattr(sys, "_MEIPASS", Path(__file__).resolve().parents[2])) / "resources"
 STORE_PROBLEM_TITLE = "Castdeck cannot open its data"
 STARTUP_PROBE = "CASTDECK_STARTUP_PROBE"  # benchmarks: a pane title; print "painted" once its rows show
 
@@ -338,6 +339,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     QCoreApplication.setOrganizationName("Castdeck")
     QCoreApplication.setApplicationName("Castdeck")
+    QGuiApplication.setDesktopFileName("castdeck")  # the launcher and icon of castdeck.desktop (Wayland)
     QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)

@@ -1,8 +1,12 @@
 """The embedded sandbox as a child process of the app (``castdeck --sandbox``).
 
-It runs ``python -m castdeck.sandbox`` on a free loopback port with its data in the user's data
+It runs ``castdeck sandbox-service`` on a free loopback port with its data in the user's data
 folder and ``--exit-with-parent``, so it stops when the app stops, even if the app is killed. A
 child that ends on its own is reported through ``crashed`` and can be started again.
+
+From source that is ``python -m castdeck sandbox-service``; in the installed app (a PyInstaller
+bundle, ``sys.frozen``) there is no ``python -m``, and the app's own executable is started again
+with ``sandbox-service`` as its first argument.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QProcess, Signal
 
-__all__ = ["SANDBOX_KEY", "SandboxError", "SandboxProcess"]
+__all__ = ["SANDBOX_KEY", "SandboxError", "SandboxProcess", "sandbox_command"]
 
 SANDBOX_KEY = "sk_sandbox_demo"
 START_TIMEOUT = 30.0
@@ -21,6 +25,13 @@ START_TIMEOUT = 30.0
 
 class SandboxError(RuntimeError):
     pass
+
+
+def sandbox_command() -> tuple[str, list[str]]:
+    """The program and the first arguments that start the sandbox service from this app."""
+    if getattr(sys, "frozen", False):
+        return sys.executable, ["sandbox-service"]
+    return sys.executable, ["-m", "castdeck", "sandbox-service"]
 
 
 class SandboxProcess(QObject):
@@ -60,11 +71,11 @@ class SandboxProcess(QObject):
         self._buffer = b""
         self._ready = asyncio.get_running_loop().create_future()
         process = QProcess(self)
-        process.setProgram(sys.executable)
+        program, command = sandbox_command()
+        process.setProgram(program)
         process.setArguments(
             [
-                "-m",
-                "castdeck.sandbox",
+                *command,
                 "--host",
                 "127.0.0.1",
                 "--port",
