@@ -15,7 +15,7 @@ import sys
 
 __all__ = ["COMMANDS", "dispatch"]
 
-COMMANDS: dict[str, str] = {}
+COMMANDS: dict[str, str] = {"script": "script"}
 """Command name -> module under castdeck.cli."""
 
 log = logging.getLogger(__name__)
