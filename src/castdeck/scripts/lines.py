@@ -202,7 +202,7 @@ def classify_line(raw: str, after_label: bool) -> LineInfo:
         return LineInfo(BLANK)
     chapter = _CHAPTER_RE.match(line)
     if chapter:
-        title = " ".join((chapter.group(1) or "").split())
+        title = (chapter.group(1) or "").strip()
         return LineInfo(CHAPTER, title=title or None)
     unwrapped = _unwrap(line)
     reason = _unspoken_reason(unwrapped, not after_label)
