@@ -27,9 +27,11 @@ from castdeck.store.outbox import OutboxEntry
 from castdeck.store.uploads import UploadItem, UploadStore
 
 from .downloads import Downloads
+from .drafts import Drafts
 from .jobs import JobTracker
 from .outbox import Outbox
 from .publish import Publisher
+from .script_sending import ScriptSender
 from .session import Session
 from .starting import JobStarter
 from .tasks import tasks
@@ -43,11 +45,25 @@ log = logging.getLogger(__name__)
 class Background(QObject):
     """The tracker, outbox, upload queue and workflows of one session, sharing its connection state."""
 
-    def __init__(self, session: Session, data_dir: Path, *, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        data_dir: Path,
+        *,
+        drafts_dir: Path | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        """``drafts_dir``: where script drafts live (default: ``drafts`` beside ``data_dir``, in the
+        user data folder; drafts belong to no profile)."""
         super().__init__(parent)
         self.session = session
         data_dir.mkdir(parents=True, exist_ok=True)
         self.store = BackgroundStore(data_dir / "background.sqlite3", legacy_dir=data_dir)
+        try:
+            self.drafts = Drafts(drafts_dir or data_dir.parent / "drafts", parent=self)
+        except BaseException:
+            self.store.close()
+            raise
         self.upload_store = UploadStore(data_dir / "uploads.sqlite3")
         self.jobs = JobTracker(session, self.store.jobs, parent=self)
         self.outbox = Outbox(session, self.store.outbox, self.jobs, parent=self)
@@ -55,6 +71,7 @@ class Background(QObject):
         self.starter = JobStarter(self.outbox)
         self.publisher = Publisher(session, self.jobs, parent=self)
         self.downloads = Downloads(session)
+        self.scripts = ScriptSender(self.drafts, self.outbox, self.starter, session, parent=self)
         self.uploads.sourceUploaded.connect(self._uploaded)
         self._started = False
         self._closed = False
@@ -65,6 +82,7 @@ class Background(QObject):
         if self._started:
             return
         self._started = True
+        self.scripts.reconcile()  # before the outbox resends: queued drafts hear how their requests end
         self._resuming = tasks.start(self._resume(), name="resume background work")
         saved = QSettings().value("uploads/concurrency", UploadQueue.DEFAULT_CONCURRENCY)
         with contextlib.suppress(TypeError, ValueError):
@@ -85,6 +103,7 @@ class Background(QObject):
         if resuming is not None and not resuming.done():
             resuming.cancel()
             await asyncio.gather(resuming, return_exceptions=True)
+        await self.drafts.close()  # what was typed is saved first
         await self.uploads.close()
         await self.outbox.close()
         await self.publisher.close()
