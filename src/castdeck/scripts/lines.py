@@ -19,8 +19,14 @@ import re
 from dataclasses import dataclass
 
 __all__ = [
+    "BLANK",
+    "CHAPTER",
     "DELIVERY_TAGS",
     "DIRECTION_WORDS",
+    "DROPPED",
+    "LABEL",
+    "LABEL_INLINE",
+    "SPOKEN",
     "LineInfo",
     "classify_line",
     "inline_tags",

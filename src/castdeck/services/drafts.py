@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
-from castdeck.scripts import HostRef, parse_text, read_structured, to_structured, to_text
+from castdeck.scripts import HostRef, estimate, parse_text, read_structured, to_structured, to_text
 from castdeck.scripts.text_form import ParsedScript
 from castdeck.store.drafts import Draft, DraftStore, Run, SnapshotInfo
 from castdeck.store.script_files import (
@@ -200,9 +200,12 @@ class Drafts(QObject):
 
     async def create(self, text: str = "", *, mapping: dict[str, str] | None = None,
                      file_path: str | None = None, fingerprint_: Fingerprint | None = None,
-                     words: int = 0, minutes: float = 0.0) -> Draft:  # fmt: skip
+                     words: int | None = None, minutes: float | None = None) -> Draft:  # fmt: skip
         script = parse_text(text)
         title = derive_title(script, file_path)
+        if words is None or minutes is None:
+            counted = estimate(script)
+            words, minutes = counted.words, round(counted.minutes, 2)
         draft = await self._on_disk(
             lambda: self.store.create(
                 title, text, mapping=mapping, file_path=file_path,

@@ -40,7 +40,7 @@ PANES = (
     PaneSpec("Shorts", "media:ShortsPane", background=True),
     PaneSpec("Voiceovers", "media:VoiceoversPane", background=True),
     PaneSpec("Account", "account:AccountPane"),
-    PaneSpec("Scripts", "scripts:ScriptsPane"),
+    PaneSpec("Scripts", "scripts:ScriptsPane", background=True),
 )
 
 
