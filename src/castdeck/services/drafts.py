@@ -136,6 +136,7 @@ class Drafts(QObject):
     listChanged = Signal()  # a draft was created, deleted, renamed or changed state
     saved = Signal(object)  # Draft: an autosave (or a save) reached the disk
     saveFailed = Signal(str, str)  # draft id, what went wrong (the text stays in memory and is tried again)
+    recoveryTaken = Signal()  # the recovered drafts were offered to the writer (the Scripts workspace)
 
     def __init__(
         self,
@@ -181,6 +182,13 @@ class Drafts(QObject):
             return []
         log.warning("a run that ended without closing was writing draft %s (%s)", draft.id, draft.title)
         return [Recovered(draft.id, draft.title, run.started_at, run.changed_at)]
+
+    def take_recovered(self) -> list[Recovered]:
+        """The drafts a killed or crashed run was writing, handed out once."""
+        found, self.recovered = self.recovered, []
+        if found:
+            self.recoveryTaken.emit()
+        return found
 
     # --- on the drafts thread ------------------------------------------------------------------------------
 

@@ -267,7 +267,7 @@ class ScriptsPane(ScriptActions):
         self.load_hosts()
         drafts = await self.drafts.list_drafts()
         self.list_model.set_drafts(drafts)
-        recovered = [r for r in self.drafts.recovered if self.list_model.row_of(r.draft_id) >= 0]
+        recovered = [r for r in self.drafts.take_recovered() if self.list_model.row_of(r.draft_id) >= 0]
         if recovered:
             first = recovered[0]
             await self.open_draft(first.draft_id)
@@ -277,7 +277,6 @@ class ScriptsPane(ScriptActions):
                 "last saved (within 2 seconds of the last keystroke); earlier versions are under History.",
                 "warning", button="Show history", action=self.show_history,
             )  # fmt: skip
-            self.drafts.recovered = []
         elif drafts:
             await self.open_draft(drafts[0].id)
 
