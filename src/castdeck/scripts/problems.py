@@ -210,8 +210,8 @@ def _speakers(
             hint = f" Closest: {closest}." if closest else ""
             out.append(Problem(
                 first, column, length, ERROR, "unresolved_speaker",
-                f"No host is called “{label}”: map it to a host under Speakers, or create the host "
-                f"first.{hint}", BOTH, (label,),
+                f"No host is called “{label}”: map the label to a host, or create the host first.{hint}",
+                BOTH, (label,),
             ))  # fmt: skip
         elif found.host_id is None:
             out.append(Problem(
