@@ -66,8 +66,11 @@ async def open_pane(qtbot: QtBot, session: Session, background: Background) -> S
 
 async def new_draft(pane: ScriptsPane, text: str = "") -> None:
     pane.new_item()
-    await until(lambda: pane.draft is not None and pane.editor.isEnabled())
-    await quiet()
+    await until(
+        lambda: (
+            pane.draft is not None and pane.editor.isEnabled() and pane.list_model.row_of(pane.draft.id) >= 0
+        )
+    )
     if text:
         pane.editor.setPlainText(text)
 
@@ -404,4 +407,54 @@ async def test_the_structured_view_edits_the_same_script(qtbot: QtBot, on_line: 
     for _ in range(4):
         pane.editor.undo()
     assert pane.editor.toPlainText() == SCRIPT
+    await quiet()
+
+
+@pytest.mark.asyncio
+async def test_writing_with_no_service_reachable_at_all(qtbot: QtBot, cache, tmp_path: Path) -> None:
+    """The app started with no service: drafts, checks and estimates work, against the last known balance."""
+    from castdeck.services.profiles import Profile
+
+    session = Session(Profile("Nowhere", "http://127.0.0.1:9"), "sk_nowhere", cache)  # nothing listens there
+    cache.put("Nowhere", "account", {"id": "balance", "balance": 1234.0})
+    background = Background(session, tmp_path / "background")
+    try:
+        pane = ScriptsPane(session, background)
+        qtbot.addWidget(pane)
+        pane.show()
+        pane.activate()
+        await until(lambda: pane._cached_balance == 1234.0)
+        await until(
+            lambda: pane._activated and not [t for t in pane.work.pending() if t.get_name() == "load hosts"]
+        )
+        assert pane.hosts is None  # the hosts were never read and the service cannot be asked
+        await new_draft(pane)
+        type_text(qtbot, pane, "[Alex]\nNo network, no problem.")
+        assert pane.analysis is not None and pane.analysis.estimate.words == 4
+        assert "of 1,234 (last known balance)" in pane.status.text()
+        assert [p.code for p in pane.analysis.problems] == ["speaker_unknown"]  # the hosts are not known
+        await pane.drafts.flush()
+        stored = pane.drafts.store.get(pane.draft.id if pane.draft else "")
+        assert stored is not None and stored.text == "[Alex]\nNo network, no problem."
+        await until(lambda: "hosts are not known yet" in pane.speakers.note.text())
+    finally:
+        await background.close()
+        await session.close()
+
+
+@pytest.mark.asyncio
+async def test_a_deleted_draft_can_be_brought_back(qtbot: QtBot, on_line: OnLine) -> None:
+    pane = await open_pane(qtbot, on_line.session, on_line.background)
+    await new_draft(pane, "[Alex]\nKeep me.\n")
+    draft_id = pane.draft.id if pane.draft else ""
+    await pane.drafts.flush()
+    deleting = pane.run(pane._delete(pane.draft))  # type: ignore[arg-type]
+    question = await answer_confirmation(pane, "Delete")
+    await deleting
+    assert "Put “Keep me.” aside?" in question
+    assert pane.draft is None and not pane.editor.isEnabled() and pane.list_model.row_of(draft_id) < 0
+    assert pane.banner_button.text() == "Undo delete"
+    qtbot.mouseClick(pane.banner_button, Qt.MouseButton.LeftButton)
+    await until(lambda: pane.draft is not None and pane.draft.id == draft_id)
+    assert pane.editor.toPlainText() == "[Alex]\nKeep me.\n" and pane.list_model.row_of(draft_id) >= 0
     await quiet()

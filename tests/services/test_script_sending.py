@@ -14,7 +14,7 @@ from castdeck.services.background import Background
 from castdeck.services.script_sending import NotReady, Refusal
 from castdeck.store.drafts import Draft
 from tests.conftest import RunningSandbox
-from tests.gui.conftest import OnLine, settle, until
+from tests.gui.conftest import OnLine, quiet, until
 from tests.gui.helpers import new_podcast, session_through
 
 SCRIPT = "# Slack water\n[Alex]\nWelcome back to the show.\n\n[Priya]\nToday: the pause between tides.\n"
@@ -54,7 +54,7 @@ async def test_an_import_goes_out_once_and_the_draft_links_its_episode(on_line: 
     assert done.episode_id == (await episodes_of(on_line, show.id))[0]
     assert [s.status for s in line.to("POST", "/v1/episodes/import")] == [202]
     assert [s.reason for s in await background.drafts.history(draft.id)] == ["before_import"]
-    await settle()
+    await quiet()
 
 
 @pytest.mark.asyncio
@@ -94,7 +94,7 @@ async def test_unresolved_speakers_keep_the_draft_and_the_fixed_import_reuses_th
     assert [s.status for s in sent] == [422, 202]
     assert sent[1].idempotency_key == first_key  # the corrected input under the same key
     assert done.episode_id and done.retry_key is None
-    await settle()
+    await quiet()
 
 
 @pytest.mark.asyncio
@@ -110,7 +110,7 @@ async def test_content_the_speech_provider_rejects_is_said_and_the_draft_stays(o
     kept = await background.drafts.get(draft.id)
     assert kept is not None and kept.state == "draft" and "[sandbox:reject]" in kept.text
     assert await episodes_of(on_line, show.id) == []
-    await settle()
+    await quiet()
 
 
 @pytest.mark.asyncio
@@ -137,7 +137,7 @@ async def test_a_409_under_a_used_key_makes_the_next_attempt_use_a_new_key(on_li
     assert [s.status for s in sent] == [202, 409, 202]
     assert sent[1].idempotency_key == used and sent[2].idempotency_key not in (used, None)
     assert len(await episodes_of(on_line, show.id)) == 2
-    await settle()
+    await quiet()
 
 
 @pytest.mark.asyncio
@@ -157,7 +157,7 @@ async def test_generate_from_a_script_sends_the_structured_form(on_line: OnLine)
         by_name["Priya Natarajan"],
         by_name["Dr. Maya Chen"],
     }
-    await settle()
+    await quiet()
 
 
 @pytest.mark.asyncio
@@ -177,7 +177,7 @@ async def test_queued_offline_then_sent_once_on_reconnect(on_line: OnLine) -> No
     assert [s.fault for s in sent] == ["down", None] and sent[-1].status == 202
     assert len({s.idempotency_key for s in sent}) == 1
     assert len(await episodes_of(on_line, show.id)) == 1
-    await settle()
+    await quiet()
 
 
 @pytest.mark.asyncio
@@ -188,9 +188,11 @@ async def test_a_queued_draft_is_settled_after_a_restart(
     show, hosts = await podcast(on_line), await hosts_of(on_line)
     draft = await background.drafts.create(SCRIPT)
     line.down()
-    await background.scripts.send(draft.id, "import", podcast_id=show.id, render=False, hosts=hosts)
-    await until(lambda: line.to("POST", "/v1/episodes/import"))
-    await settle()
+    queued = await background.scripts.send(draft.id, "import", podcast_id=show.id, render=False, hosts=hosts)
+    # the attempt failed and was recorded: the request waits in the outbox with its key
+    await until(
+        lambda: (e := background.outbox.get(queued.outbox_entry or "")) and e.attempts == 1 and e.unsent
+    )
     await background.close()  # the app quits with the request unanswered
     line.up()
     session = await session_through(sandbox.base_url, cache, line)
@@ -200,7 +202,22 @@ async def test_a_queued_draft_is_settled_after_a_restart(
         await settled(again, draft.id, "imported")
         assert [s.status for s in line.to("POST", "/v1/episodes/import")] == [None, 202]
         assert len(await episodes_of(on_line, show.id)) == 1
-        await settle()
+        await quiet()
     finally:
         await again.close()
         await session.close()
+
+
+def test_a_script_request_is_named_on_its_card_by_its_first_chapter() -> None:
+    from castdeck.services.outbox import title_of
+    from castdeck.store.outbox import OutboxStore
+
+    imported = OutboxStore.new_entry("p", "episode_import", {"podcast_id": "x", "script": SCRIPT}, "k1")
+    generated = OutboxStore.new_entry(
+        "p", "episode_generate",
+        {"podcast_id": "x", "script": {"chapters": [{"title": "Harbour", "segments": []}]}}, "k2",
+    )  # fmt: skip
+    untitled = OutboxStore.new_entry("p", "episode_import", {"podcast_id": "x", "script": "[A]\nhi"}, "k3")
+    assert [title_of(e) for e in (imported, generated, untitled)] == [
+        "Episode: Slack water", "Episode: Harbour", "New episode",
+    ]  # fmt: skip

@@ -74,6 +74,7 @@ class ScriptActions(QWidget):
         def refresh_panels(self) -> None: ...
         def jump(self, line: int, column: int) -> None: ...
         def _set_enabled(self, has_draft: bool) -> None: ...
+        def balance(self) -> tuple[float | None, bool]: ...
 
     # --- files -----------------------------------------------------------------------------------------------
 
@@ -323,7 +324,8 @@ class ScriptActions(QWidget):
             return None
         if values is None:
             dialog = SendDialog(self.session, action, analysis, podcast_id=draft.options.get("podcast_id"),
-                                render=bool(draft.options.get("render", False)), parent=self)  # fmt: skip
+                                render=bool(draft.options.get("render", False)), balance=self.balance()[0],
+                                parent=self)  # fmt: skip
             self.dialog = dialog
             accepted = await run_dialog(dialog)
             values = dialog.values()

@@ -59,7 +59,7 @@ class SendDialog(QDialog):
     what it will hold. Offline it still queues: the request goes out once the service answers."""
 
     def __init__(self, session: Session, action: str, analysis: Analysis, *, podcast_id: str | None,
-                 render: bool, parent: QWidget | None = None) -> None:  # fmt: skip
+                 render: bool, balance: float | None = None, parent: QWidget | None = None) -> None:  # fmt: skip
         super().__init__(parent)
         self.action = action
         title = "Import as an episode" if action == "import" else "Generate an episode from this script"
@@ -75,7 +75,8 @@ class SendDialog(QDialog):
         self.render_check.setChecked(render)
         form.addRow("Render", self.render_check)
         estimate = analysis.estimate
-        balance = session.account.credits.balance if session.account is not None else None
+        if session.account is not None:
+            balance = float(session.account.credits.balance)
         credits = estimate.credits
         summary = (
             f"{estimate.words:,} words, about {estimate.minutes:.1f} narration minutes: holds about {credits:,} "

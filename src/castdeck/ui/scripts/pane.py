@@ -13,7 +13,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -30,7 +30,7 @@ from castdeck.scripts import Analysis, HostRef, analyze, parse_text
 from castdeck.services.background import Background
 from castdeck.services.drafts import SCRIPT_SUFFIXES, derive_title
 from castdeck.services.session import Session
-from castdeck.services.tasks import tasks
+from castdeck.services.tasks import close_owned, tasks
 from castdeck.store.drafts import Draft
 
 from ..pickers import host_feed
@@ -67,6 +67,7 @@ class ScriptsPane(ScriptActions):
         self.dialog: QWidget | None = None
         self._loading = False
         self._activated = False
+        self._cached_balance: float | None = None
         self._build()
         self._panel_timer = QTimer(self)
         self._panel_timer.setSingleShot(True)
@@ -79,7 +80,7 @@ class ScriptsPane(ScriptActions):
         self.scripts.changed.connect(self._state_changed)
         self.scripts.refused.connect(self._refused)
         session.reconnected.connect(self.load_hosts)
-        session.accountChanged.connect(lambda *_: self._update_status())
+        session.accountChanged.connect(self._account_changed)
         self.setAcceptDrops(True)
 
     # --- building --------------------------------------------------------------------------------------------
@@ -263,8 +264,35 @@ class ScriptsPane(ScriptActions):
             self.banner_button.setText(button)
             self.banner_button.setAccessibleName(button)
 
+    # --- the balance, also when offline ---------------------------------------------------------------------
+
+    def balance(self) -> tuple[float | None, bool]:
+        """The credit balance and whether it is the cached one (the service cannot be asked now)."""
+        account = self.session.account
+        if account is not None:
+            return float(account.credits.balance), False
+        return self._cached_balance, self._cached_balance is not None
+
+    def _account_changed(self, account: Any) -> None:
+        self._update_status()
+        if account is not None:
+            record = {"id": "balance", "balance": float(account.credits.balance)}
+            self.work.start(
+                self.session.cache_record("account", record), on_error=lambda _e: None, name="keep balance"
+            )
+
+    async def _read_cached_balance(self) -> None:
+        if self.session.account is not None:
+            self._account_changed(self.session.account)
+            return
+        record = await self.session.cached_record("account", "balance")
+        if record is not None and isinstance(record.get("balance"), int | float):
+            self._cached_balance = float(record["balance"])
+            self._update_status()
+
     async def _start(self) -> None:
         self.load_hosts()
+        await self._read_cached_balance()
         drafts = await self.drafts.list_drafts()
         self.list_model.set_drafts(drafts)
         recovered = [r for r in self.drafts.take_recovered() if self.list_model.row_of(r.draft_id) >= 0]
@@ -411,12 +439,11 @@ class ScriptsPane(ScriptActions):
             f"{estimate.minutes:.1f} min",
             f"about {estimate.credits:,} credits",
         ]
-        account = self.session.account
+        balance, cached = self.balance()
         over = False
-        if account is not None:
-            balance = float(account.credits.balance)
+        if balance is not None:
             over = estimate.credits > balance
-            parts[-1] += f" of {balance:,.0f}"
+            parts[-1] += f" of {balance:,.0f}" + (" (last known balance)" if cached else "")
         parts.append(f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}")
         self.status.setText(" · ".join(parts))
         self.status.setStyleSheet("color: #c62828;" if over else "")
@@ -442,6 +469,10 @@ class ScriptsPane(ScriptActions):
     def jump(self, line: int, column: int) -> None:
         self.views.setCurrentIndex(0)
         self.editor.go_to(line, column)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        close_owned(self)  # a closed workspace ends its work (what was typed is saved by the service)
+        super().closeEvent(event)
 
     # --- dropping files --------------------------------------------------------------------------------------
 
