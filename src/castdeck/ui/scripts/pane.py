@@ -144,7 +144,7 @@ class ScriptsPane(ScriptActions):
         self.list_view.activated.connect(self._row_activated)
         left_layout.addWidget(self.list_view, 1)
         list_row = QHBoxLayout()
-        self.delete_button = b("Delete…", "Delete draft", "Put this draft aside (you can undo it)", self.delete_current,
+        self.delete_button = b("Delete…", "Delete draft", "Put this draft aside (Delete in the list; you can undo it)", self.delete_current,
                                list_row)  # fmt: skip
         list_row.addStretch(1)
         left_layout.addLayout(list_row)
@@ -225,6 +225,8 @@ class ScriptsPane(ScriptActions):
             ("Ctrl+I", lambda: self.send("import")), ("Ctrl+G", lambda: self.send("generate")),
         ):  # fmt: skip
             QShortcut(QKeySequence(keys), self, slot, context=context)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.list_view, self.delete_current,
+                  context=Qt.ShortcutContext.WidgetShortcut)  # fmt: skip
         self._set_enabled(False)
 
     def _set_enabled(self, has_draft: bool) -> None:
