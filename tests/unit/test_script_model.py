@@ -270,3 +270,11 @@ Uncertain line stays.
     assert [
         ours.lines[i].strip() for i in sorted(ours.dropped_lines + ours.orphan_lines)
     ] == theirs.dropped_lines
+
+
+def test_a_line_of_emphasis_marks_alone_is_nothing_as_at_the_service() -> None:
+    text = "* *\n[Alex]\nHi\n* *\nthere.\n"
+    ours, theirs = parse_text(text), importer.parse_script_text(text)
+    assert [(s.label, s.text) for s in ours.segments] == [(s.label, s.text) for s in theirs.segments]
+    assert ours.segments[0].text == "Hi there." and theirs.dropped_lines == []
+    assert not analyze(text, check_speakers=False).problems

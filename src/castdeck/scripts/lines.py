@@ -24,6 +24,7 @@ __all__ = [
     "DELIVERY_TAGS",
     "DIRECTION_WORDS",
     "DROPPED",
+    "EMPTY",
     "LABEL",
     "LABEL_INLINE",
     "SPOKEN",
@@ -39,6 +40,7 @@ LABEL = "label"  # ``[Label]`` alone on its line
 LABEL_INLINE = "label_inline"  # ``[Label] spoken text`` on one line
 SPOKEN = "spoken"
 DROPPED = "dropped"
+EMPTY = "empty"  # only emphasis marks ("* *"): nothing to say, and not a paragraph break either
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -211,6 +213,8 @@ def classify_line(raw: str, after_label: bool) -> LineInfo:
         title = (chapter.group(1) or "").strip()
         return LineInfo(CHAPTER, title=title or None)
     unwrapped = _unwrap(line)
+    if not unwrapped:
+        return LineInfo(EMPTY)
     reason = _unspoken_reason(unwrapped, not after_label)
     if reason is not None:
         return LineInfo(DROPPED, reason=reason)

@@ -19,7 +19,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .lines import BLANK, CHAPTER, DROPPED, LABEL, LABEL_INLINE, SPOKEN, LineInfo, classify_line, label_key
+from .lines import (
+    BLANK,
+    CHAPTER,
+    DROPPED,
+    EMPTY,
+    LABEL,
+    LABEL_INLINE,
+    SPOKEN,
+    LineInfo,
+    classify_line,
+    label_key,
+)
 
 __all__ = ["ParsedScript", "TextChapter", "TextSegment", "parse_text", "split_lines"]
 
@@ -173,6 +184,8 @@ def parse_text(text: str) -> ParsedScript:
             continue
         if kind == DROPPED:
             dropped.append(index)
+            continue
+        if kind == EMPTY:
             continue
         if kind == CHAPTER:
             b.end_chapter(index)

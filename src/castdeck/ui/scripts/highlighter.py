@@ -11,7 +11,16 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
-from castdeck.scripts.lines import CHAPTER, DROPPED, LABEL, LABEL_INLINE, SPOKEN, classify_line, inline_tags
+from castdeck.scripts.lines import (
+    CHAPTER,
+    DROPPED,
+    EMPTY,
+    LABEL,
+    LABEL_INLINE,
+    SPOKEN,
+    classify_line,
+    inline_tags,
+)
 
 from .colors import chapter_color, speaker_color, tag_color
 
@@ -70,7 +79,7 @@ class ScriptHighlighter(QSyntaxHighlighter):
                 self._tags(text, info.label_end)
         elif kind == CHAPTER:
             self.setFormat(0, len(text), self.chapter_format)
-        elif kind == DROPPED or (kind == SPOKEN and not after):
+        elif kind in (DROPPED, EMPTY) or (kind == SPOKEN and not after):
             self.setFormat(0, len(text), self.dropped_format)
         elif kind == SPOKEN:
             self._tags(text, 0)
