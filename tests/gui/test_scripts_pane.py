@@ -141,6 +141,7 @@ async def test_writing_shows_problems_outline_and_speakers(
     assert len(pane.editor.toPlainText()) < len(typed) and pane.redo_button.isEnabled()
     qtbot.mouseClick(pane.redo_button, Qt.MouseButton.LeftButton)
     assert pane.editor.toPlainText() == typed
+    await pane.drafts.flush()
     await quiet()
     pane.side.setCurrentWidget(pane.problems_panel)
     shot(pane, "scripts-workspace-light")
@@ -396,7 +397,10 @@ async def test_the_structured_view_edits_the_same_script(qtbot: QtBot, on_line: 
     await until(lambda: tree.topLevelItemCount() == 2)
     # a turn's host, chosen in the view, becomes its label line
     child = tree.topLevelItem(0).child(0)  # Alex: Sailors wait for it.
+    assert child.text(1) == "Alex Rivera" and tree.itemWidget(child, 1) is None
+    tree.setCurrentItem(child)  # the selected turn shows its host list
     combo = tree.itemWidget(child, 1)
+    assert combo.currentText() == "Alex Rivera"
     combo.setCurrentIndex(combo.findText("Priya Natarajan"))
     await until(lambda: pane.analysis.script.chapters[0].segments[0].label == "Priya")
     # a chapter renamed in the view

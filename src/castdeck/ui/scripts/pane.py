@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Coroutine
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer
+from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -471,6 +471,13 @@ class ScriptsPane(ScriptActions):
     def jump(self, line: int, column: int) -> None:
         self.views.setCurrentIndex(0)
         self.editor.go_to(line, column)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            for panel in (self.outline, self.speakers):
+                panel._shown = None  # the speakers' colours differ between light and dark
+            self.refresh_panels()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         close_owned(self)  # a closed workspace ends its work (what was typed is saved by the service)

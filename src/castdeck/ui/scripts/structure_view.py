@@ -74,6 +74,8 @@ class StructureView(QWidget):
         layout.addWidget(self.tree, 1)
         self.tree.dropped.connect(self._dropped)
         self.tree.itemChanged.connect(self._renamed)
+        self.tree.currentItemChanged.connect(self._show_host_choice)
+        self._combo_item: QTreeWidgetItem | None = None
         self.analysis: Analysis | None = None
         self._blocks: Blocks | None = None
         self._hosts: list[HostRef] | None = None
@@ -117,7 +119,10 @@ class StructureView(QWidget):
         if analysis is None:
             return
         self._filling = True
+        current = self.tree.currentItem()
+        keep = current.data(0, REF) if current is not None else None
         self.tree.setUpdatesEnabled(False)
+        self._combo_item = None
         self.tree.clear()
         dark = is_dark(self)
         slots = assign_slots(analysis.script.labels)
@@ -150,29 +155,62 @@ class StructureView(QWidget):
                     Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsDragEnabled
                 )
                 top.addChild(child)
-                combo = QComboBox(self.tree)
-                combo.setAccessibleName(f"Host of turn {s_index + 1} in chapter {c_index + 1}")
                 found = analysis.resolutions.get(segment.label)
                 host_id = found.host_id if found is not None else None
-                current = -1
-                for shown, label, choice_host in choices:
-                    combo.addItem(shown, label)
-                    mine = (
-                        choice_host == host_id if choice_host is not None else label_key(label) == segment.key
-                    )
-                    if mine and current < 0:
-                        current = combo.count() - 1
-                combo.setCurrentIndex(max(current, 0))
-                combo.currentIndexChanged.connect(
-                    lambda _i, c=c_index, s=s_index, box=combo: self.segmentLabelRequested.emit(
-                        c, s, str(box.currentData())
-                    )
-                )
-                self.tree.setItemWidget(child, 1, combo)
+                shown = next((name for name, _label, h in choices if h is not None and h == host_id), None)
+                child.setText(1, shown or f"{segment.label} (no host)")
+                child.setToolTip(1, "Select the turn to choose its host")
             top.setExpanded(True)
         self.tree.invisibleRootItem().setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsDropEnabled)
         self.tree.setUpdatesEnabled(True)
         self._filling = False
+        if keep:  # the same place stays selected (with its host list) after a change
+            self.select(keep)
+
+    def select(self, ref: tuple[object, ...]) -> QTreeWidgetItem | None:
+        """Select the chapter ``("chapter", c)`` or turn ``("segment", c, s)``."""
+        root = self.tree.invisibleRootItem()
+        for i in range(root.childCount()):
+            top = root.child(i)
+            items = [top, *(top.child(j) for j in range(top.childCount()))]
+            for item in items:
+                if tuple(item.data(0, REF) or ()) == tuple(ref):
+                    self.tree.setCurrentItem(item)
+                    return item
+        return None
+
+    def _show_host_choice(
+        self, current: QTreeWidgetItem | None, _previous: QTreeWidgetItem | None = None
+    ) -> None:
+        """The host of the selected turn is chosen in a list shown on its row (one list at a time:
+        600 of them would take seconds to build)."""
+        if self._combo_item is not None:
+            self.tree.removeItemWidget(self._combo_item, 1)
+            self._combo_item = None
+        ref = current.data(0, REF) if current is not None else None
+        if current is None or not ref or ref[0] != "segment" or self.analysis is None:
+            return
+        c_index, s_index = int(ref[1]), int(ref[2])
+        chapters = self.analysis.script.chapters
+        if c_index >= len(chapters) or s_index >= len(chapters[c_index].segments):
+            return
+        segment = chapters[c_index].segments[s_index]
+        found = self.analysis.resolutions.get(segment.label)
+        host_id = found.host_id if found is not None else None
+        combo = QComboBox(self.tree)
+        combo.setAccessibleName(f"Host of turn {s_index + 1} in chapter {c_index + 1}")
+        selected = -1
+        for shown, label, choice_host in self._host_choices():
+            combo.addItem(shown, label)
+            mine = choice_host == host_id if choice_host is not None else label_key(label) == segment.key
+            if mine and selected < 0:
+                selected = combo.count() - 1
+        combo.setCurrentIndex(max(selected, 0))
+        combo.currentIndexChanged.connect(
+            lambda _i, box=combo: self.segmentLabelRequested.emit(c_index, s_index, str(box.currentData()))
+        )
+        self.tree.setItemWidget(current, 1, combo)
+        self._combo_item = current
 
     def _renamed(self, item: QTreeWidgetItem, column: int) -> None:
         if self._filling or column != 0:
