@@ -173,6 +173,7 @@ class ScriptActions(QWidget):
         self.editor.setPlainText("")
         self._loading = False
         self._set_enabled(False)
+        self._update_info()
         await self._reload_list()
         self.message(f"“{draft.title}” was deleted.", button="Undo delete",
                      action=lambda: self.run(self._undelete(draft.id)))  # fmt: skip
@@ -423,7 +424,9 @@ class ScriptActions(QWidget):
     def _update_info(self) -> None:
         draft = self.draft
         if draft is None:
-            self.info.setText("")
+            self.info.setText("No draft open: <b>New</b> (Ctrl+N) starts one; <b>Open…</b> (Ctrl+O) or drop "
+                              ".txt, .md or .json scripts here. Drafts are kept on this computer and saved as you "
+                              "type.")  # fmt: skip
             return
         where = f" · file: {html.escape(draft.file_path)}" if draft.file_path else " · kept in Castdeck"
         state = ""

@@ -228,6 +228,7 @@ class ScriptsPane(ScriptActions):
         QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.list_view, self.delete_current,
                   context=Qt.ShortcutContext.WidgetShortcut)  # fmt: skip
         self._set_enabled(False)
+        self._update_info()
 
     def _set_enabled(self, has_draft: bool) -> None:
         for control in (self.editor, self.save_button, self.save_as_button, self.history_button,
