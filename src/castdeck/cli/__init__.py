@@ -16,6 +16,7 @@ import sys
 __all__ = ["COMMANDS", "dispatch"]
 
 COMMANDS: dict[str, str] = {
+    "script": "script",
     "transcript": "transcript",
 }
 """Command name -> module under castdeck.cli."""

@@ -27,10 +27,12 @@ from castdeck.store.outbox import OutboxEntry
 from castdeck.store.uploads import UploadItem, UploadStore
 
 from .downloads import Downloads
+from .drafts import Drafts
 from .jobs import JobTracker
 from .media_cache import EpisodeMedia
 from .outbox import Outbox
 from .publish import Publisher
+from .script_sending import ScriptSender
 from .session import Session
 from .starting import JobStarter
 from .tasks import tasks
@@ -50,14 +52,21 @@ class Background(QObject):
         data_dir: Path,
         *,
         media_dir: Path | None = None,
+        drafts_dir: Path | None = None,
         parent: QObject | None = None,
     ) -> None:
         """``media_dir`` holds the listened episodes' audio and timestamps (default: ``media``
-        beside ``data_dir``, in the user data folder)."""
+        beside ``data_dir``, in the user data folder). ``drafts_dir``: where script drafts live
+        (default: ``drafts`` beside ``data_dir``; drafts belong to no profile)."""
         super().__init__(parent)
         self.session = session
         data_dir.mkdir(parents=True, exist_ok=True)
         self.store = BackgroundStore(data_dir / "background.sqlite3", legacy_dir=data_dir)
+        try:
+            self.drafts = Drafts(drafts_dir or data_dir.parent / "drafts", parent=self)
+        except BaseException:
+            self.store.close()
+            raise
         self.upload_store = UploadStore(data_dir / "uploads.sqlite3")
         self.jobs = JobTracker(session, self.store.jobs, parent=self)
         self.outbox = Outbox(session, self.store.outbox, self.jobs, parent=self)
@@ -71,6 +80,7 @@ class Background(QObject):
         except ValueError:
             cap = 1024 * 1024 * 1024
         self.media = EpisodeMedia(session, media_dir or data_dir.parent / "media", cap)
+        self.scripts = ScriptSender(self.drafts, self.outbox, self.starter, session, parent=self)
         self.uploads.sourceUploaded.connect(self._uploaded)
         self._started = False
         self._closed = False
@@ -81,6 +91,7 @@ class Background(QObject):
         if self._started:
             return
         self._started = True
+        self.scripts.reconcile()  # before the outbox resends: queued drafts hear how their requests end
         self._resuming = tasks.start(self._resume(), name="resume background work")
         saved = QSettings().value("uploads/concurrency", UploadQueue.DEFAULT_CONCURRENCY)
         with contextlib.suppress(TypeError, ValueError):
@@ -101,6 +112,7 @@ class Background(QObject):
         if resuming is not None and not resuming.done():
             resuming.cancel()
             await asyncio.gather(resuming, return_exceptions=True)
+        await self.drafts.close()  # what was typed is saved first
         await self.uploads.close()
         await self.outbox.close()
         await self.publisher.close()

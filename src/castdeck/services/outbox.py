@@ -82,13 +82,30 @@ def title_of(entry: OutboxEntry, limit: int = 60) -> str:
     """A short name for the job a write starts, from what the user typed."""
     noun = job_kind_of(entry).capitalize()
     body = entry.body or {}
-    text = body.get("title") or body.get("prompt") or body.get("direction") or body.get("script_text")
+    text = (
+        body.get("title") or body.get("prompt") or body.get("direction") or body.get("script_text")
+        or _script_name(body.get("script"))
+    )  # fmt: skip
     if not isinstance(text, str) or not text.strip():
         if entry.kind == "media_retry":
             return f"{noun} (retry)"
         return f"New {noun.lower()}"
     line = " ".join(text.split())
     return f"{noun}: {line[: limit - 1] + '…' if len(line) > limit else line}"
+
+
+def _script_name(script: Any) -> str | None:
+    """A script's first chapter title (structured), or its first ``# Title`` line (text)."""
+    if isinstance(script, dict):
+        chapters = script.get("chapters")
+        first = chapters[0] if isinstance(chapters, list) and chapters else None
+        title = first.get("title") if isinstance(first, dict) else None
+        return title if isinstance(title, str) else None
+    if isinstance(script, str):
+        for line in script[:20_000].splitlines():
+            if line.startswith("# ") and line[2:].strip():
+                return line[2:].strip()
+    return None
 
 
 @dataclass(frozen=True)
@@ -161,18 +178,22 @@ class Outbox(QObject):
         *,
         collection: str | None = None,
         resource_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> OutboxEntry:
         """Store the write with a new idempotency key, then send it; returns the entry at once.
 
         Storing (durably, on the disk thread) comes first and sending only after it; the UI thread
         never waits for the disk. An entry that cannot be stored (a full disk) is never sent: it
-        ends ``rejected`` with that reason.
+        ends ``rejected`` with that reason. ``idempotency_key``: the key of an earlier attempt the
+        service refused with ``recovery.idempotency_key = reuse`` (spec 4.2: the corrected input is
+        sent under the same key); None makes a new one.
         """
         if self._closed:
             raise RuntimeError("the outbox is closed")
         entry = self._store.new_entry(
-            self.profile, kind, body, new_idempotency_key(), collection=collection, resource_id=resource_id
-        )
+            self.profile, kind, body, idempotency_key or new_idempotency_key(), collection=collection,
+            resource_id=resource_id,
+        )  # fmt: skip
         self.entryChanged.emit(entry)
         self._start(self._store_and_send(entry), name=f"outbox send {kind}")
         return entry
@@ -199,16 +220,18 @@ class Outbox(QObject):
         *,
         collection: str | None = None,
         resource_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> Sent:
-        """Store the write with a new key, send it once now and say what came of it (for a dialog
-        that waits). Unanswered, the entry stays pending and is resent by itself with the same key.
-        A refusal is returned to the caller to show where the user can correct it, and the entry
-        is forgotten (it needs no card)."""
+        """Store the write with a new key (or ``idempotency_key``, see :meth:`submit`), send it once
+        now and say what came of it (for a dialog that waits). Unanswered, the entry stays pending
+        and is resent by itself with the same key. A refusal is returned to the caller to show where
+        the user can correct it, and the entry is forgotten (it needs no card)."""
         if self._closed:
             raise RuntimeError("the outbox is closed")
         entry = self._store.new_entry(
-            self.profile, kind, body, new_idempotency_key(), collection=collection, resource_id=resource_id
-        )
+            self.profile, kind, body, idempotency_key or new_idempotency_key(), collection=collection,
+            resource_id=resource_id,
+        )  # fmt: skip
         self.entryChanged.emit(entry)
         task = self._start(self._store_and_send(entry), name=f"outbox send {kind}")
         sent: Sent | None = await task
@@ -463,6 +486,7 @@ def _problem(error: ApiError) -> dict[str, Any]:
         "detail": error.detail,
         "errors": [e.model_dump(mode="json") for e in error.errors],
         "reason": error.reason,
+        "speakers": list(error.speakers),
         "recovery": error.recovery.model_dump(mode="json", exclude_none=True)
         if error.recovery is not None
         else None,

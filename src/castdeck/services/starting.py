@@ -45,17 +45,23 @@ class JobStarter:
         *,
         collection: str | None = None,
         resource_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> Started:
-        sent = await self._outbox.send(kind, body, collection=collection, resource_id=resource_id)
+        sent = await self._outbox.send(
+            kind, body, collection=collection, resource_id=resource_id, idempotency_key=idempotency_key
+        )
         outcome = sent.outcome()
         return outcome if outcome is not None else sent.entry
 
     def submit(
         self, kind: str, body: dict[str, Any] | None, *, collection: str | None = None,
-        resource_id: str | None = None,
+        resource_id: str | None = None, idempotency_key: str | None = None,
     ) -> OutboxEntry:  # fmt: skip
-        """Start without waiting for the answer (its card shows what comes of it)."""
-        return self._outbox.submit(kind, body, collection=collection, resource_id=resource_id)
+        """Start without waiting for the answer (its card shows what comes of it). ``idempotency_key``:
+        the key to send again with when the service asked for it to be reused (spec 4.2)."""
+        return self._outbox.submit(
+            kind, body, collection=collection, resource_id=resource_id, idempotency_key=idempotency_key
+        )
 
 
 def started_text(started: Started) -> tuple[str, str]:

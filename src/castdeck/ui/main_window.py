@@ -89,6 +89,11 @@ class MainWindow(QMainWindow):
         self.restart_button.clicked.connect(self.restartSandboxRequested.emit)
         self.banner.button_row.insertWidget(1, self.restart_button)
         self.restart_button.hide()
+        self.recover_button = QPushButton("Open in Scripts", self.banner)
+        self.recover_button.setAccessibleName("Open the recovered script")
+        self.recover_button.clicked.connect(lambda: self.show_pane("Scripts"))
+        self.banner.button_row.insertWidget(1, self.recover_button)
+        self.recover_button.hide()
 
         body = QHBoxLayout()
         body.setContentsMargins(0, 0, 0, 0)
@@ -169,10 +174,32 @@ class MainWindow(QMainWindow):
         if old is not None:
             with contextlib.suppress(RuntimeError, TypeError):
                 old.outbox.entryChanged.disconnect(self._entry_started)
+            with contextlib.suppress(RuntimeError, TypeError):
+                old.drafts.recoveryTaken.disconnect(self._recovery_taken)
         self.jobs_panel.bind(background)
         self.notifier.bind(background)
         if background is not None:
             background.outbox.entryChanged.connect(self._entry_started)
+            background.drafts.recoveryTaken.connect(self._recovery_taken)
+            self._offer_recovery(background)
+
+    def _offer_recovery(self, background: Background) -> None:
+        """A run that ended without closing was writing a script: say so, whatever pane opens first."""
+        found = background.drafts.recovered
+        if not found:
+            return
+        names = ", ".join(f"“{r.title}”" for r in found)
+        self.banner.show_message(
+            f"Castdeck ended without closing while you were writing {names}. Nothing was lost but the last "
+            "2 seconds at most; it is waiting in Scripts.",
+            kind="warning",
+        )
+        self.recover_button.show()
+
+    def _recovery_taken(self) -> None:
+        if not self.recover_button.isHidden():
+            self.recover_button.hide()
+            self.banner.hide()
 
     def _entry_started(self, entry: Any) -> None:
         """A generation was just started: show where it can be followed."""

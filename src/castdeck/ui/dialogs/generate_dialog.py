@@ -1,4 +1,8 @@
-"""Generate an episode from a prompt (spec 2.4, prompt mode).
+"""Generate an episode from a prompt, or from a script (spec 2.4: prompt mode and script mode).
+
+Script mode takes a draft of the Scripts workspace or a script file (``.txt``/``.md`` text,
+``.json`` structured); its labels become hosts (the draft's mapping, then host names) and
+``host_ids`` lists every host that speaks.
 
 Generate goes through the session's outbox: the request is stored with its idempotency key before
 it is sent, so a network failure as the user presses Generate leaves it kept and resent with the
@@ -11,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QCheckBox, QLabel, QPlainTextEdit, QSpinBox, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QPlainTextEdit, QSpinBox, QWidget
 
 from castdeck.api.models import Account, EpisodeGenerateInput, FieldError, Source
 from castdeck.api.models.limits import (
@@ -23,16 +27,20 @@ from castdeck.api.models.limits import (
     MIN_EPISODE_PROMPT_CHARS,
 )
 from castdeck.api.resources.base import body_of
+from castdeck.scripts import HostRef, credits_for
 from castdeck.services.background import Background
 from castdeck.services.session import Session
 from castdeck.services.starting import Started
 
 from ..pickers import CheckPicker, ComboPicker, host_feed, host_label, podcast_feed, source_feed, source_label
 from .episode_dialogs import SessionDialog, podcast_label
+from .script_source import DRAFT, FILE, ScriptChoice, ScriptSource
 
 __all__ = ["GenerateDialog", "estimate_credits"]
 
 LENGTH_FIELD = "options.episode_length_minutes"
+PROMPT = "prompt"
+MODES = ((PROMPT, "A prompt"), (DRAFT, "A script draft"), (FILE, "A script file (.txt, .md, .json)"))
 
 
 def estimate_credits(minutes: int) -> int:
@@ -66,9 +74,17 @@ class GenerateDialog(SessionDialog):
         self.attempts = 0
         self.resize(720, 780)
 
+        self.mode_combo = QComboBox(self)
+        for mode, text in MODES:
+            self.mode_combo.addItem(text, mode)
+        self.add_field("mode", "Generate from", self.mode_combo,
+                       hint="A prompt writes a new script; a script is narrated as written.")  # fmt: skip
         self.podcast_picker = ComboPicker(podcast_feed(session), podcast_label, name="podcast", parent=self)
         self.podcast_picker.set_selected(podcast_id)
         self.add_field("podcast_id", "Podcast", self.podcast_picker)
+        self.script_source = ScriptSource(background, parent=self)
+        self.add_field("script", "Script", self.script_source,
+                       hint="Its speakers become hosts: the hosts chosen under Scripts → Speakers, else by name.")  # fmt: skip
         self.hosts_picker = CheckPicker(host_feed(session), host_label, name="hosts", parent=self)
         self.hosts_picker.list.setMaximumHeight(150)
         self.add_picker(
@@ -119,10 +135,53 @@ class GenerateDialog(SessionDialog):
         session.accountChanged.connect(self._account_changed)
         self._hosts_by_user = False
         self.hosts_picker.list.itemChanged.connect(self._hosts_ticked)
+        self.mode_combo.currentIndexChanged.connect(self._mode_changed)
+        self.script_source.changed.connect(self._script_changed)
+        self._mode_changed()
         self._update_estimate()
         for row in self.rows.values():
             row.touched = False
         self.prompt_edit.setFocus()
+
+    # --- modes ---------------------------------------------------------------------------------------------
+
+    @property
+    def mode(self) -> str:
+        return str(self.mode_combo.currentData())
+
+    def set_mode(self, mode: str) -> None:
+        self.mode_combo.setCurrentIndex(self.mode_combo.findData(mode))
+
+    def _mode_changed(self, *_: object) -> None:
+        script = self.mode != PROMPT
+        for name in ("prompt", "source_ids", LENGTH_FIELD, "host_ids"):
+            self._show_row(name, not script)
+        self._show_row("script", script)
+        if script:
+            self.script_source.set_kind(self.mode)
+        self._update_estimate()
+        self.revalidate()
+        layout = self.layout()
+        if layout is not None:  # no empty space where the prompt's fields were
+            layout.activate()
+            self.resize(self.width(), max(self.minimumSizeHint().height(), 420 if script else 780))
+
+    def _show_row(self, name: str, visible: bool) -> None:
+        holder = self.rows[name].widget.parentWidget()
+        if holder is not None:
+            self.form.setRowVisible(holder, visible)
+
+    def _script_changed(self) -> None:
+        self.rows["script"].touched = True
+        self._update_estimate()
+        self.revalidate()
+
+    def hosts(self) -> list[HostRef] | None:
+        items = self.hosts_picker.items
+        return [HostRef(str(h.id), h.name or str(h.id)) for h in items.values()] if items else None
+
+    def script_choice(self) -> ScriptChoice:
+        return self.script_source.choice(self.hosts())
 
     # --- reactions -----------------------------------------------------------------------------------------
 
@@ -145,11 +204,18 @@ class GenerateDialog(SessionDialog):
         account = self.session.account
         return None if account is None else float(account.credits.balance)
 
+    def _credits(self) -> tuple[int, str]:
+        if self.mode == PROMPT:
+            minutes = self.length_spin.value()
+            return estimate_credits(minutes), f"{minutes} min"
+        choice = self.script_choice()
+        self.script_source.describe(choice)
+        return credits_for(choice.minutes), f"about {choice.minutes:.1f} min"
+
     def _update_estimate(self, *_: object) -> None:
-        minutes = self.length_spin.value()
-        credits = estimate_credits(minutes)
+        credits, minutes = self._credits()
         balance = self.balance
-        text = f"Holds about {credits:,} credits ({minutes} min × {CREDITS_PER_NARRATION_MINUTE} per narration minute)"
+        text = f"Holds about {credits:,} credits ({minutes} × {CREDITS_PER_NARRATION_MINUTE} per narration minute)"
         if balance is None:
             text += "; the balance is not known yet."
             self.estimate.setStyleSheet("")
@@ -164,6 +230,8 @@ class GenerateDialog(SessionDialog):
     # --- the body ------------------------------------------------------------------------------------------
 
     def collect(self) -> dict[str, Any]:
+        if self.mode != PROMPT:
+            return self._collect_script()
         body: dict[str, Any] = {"prompt": self.prompt_edit.toPlainText()}
         if self.podcast_picker.selected_id():
             body["podcast_id"] = self.podcast_picker.selected_id()
@@ -177,12 +245,32 @@ class GenerateDialog(SessionDialog):
         body["render"] = self.render_check.isChecked()
         return body
 
+    def _collect_script(self) -> dict[str, Any]:
+        body: dict[str, Any] = {}
+        if self.podcast_picker.selected_id():
+            body["podcast_id"] = self.podcast_picker.selected_id()
+        choice = self.script_choice()
+        if choice.script is not None:
+            body["script"] = choice.script
+            body["host_ids"] = choice.host_ids
+        body["render"] = self.render_check.isChecked()
+        return body
+
     def validate(self, body: dict[str, Any]) -> EpisodeGenerateInput:
         return EpisodeGenerateInput.model_validate(body)
 
     def extra_errors(self, body: dict[str, Any]) -> list[FieldError]:
         self._update_estimate()
         balance = self.balance
+        if self.mode != PROMPT:
+            choice = self.script_choice()
+            if choice.problem is not None:
+                return [FieldError(field="script", message=choice.problem)]
+            credits = credits_for(choice.minutes)
+            if balance is not None and credits > balance:
+                return [FieldError(field="script", message=f"This script holds about {credits:,} credits but the "
+                                   f"balance is {balance:,.0f}.")]  # fmt: skip
+            return []
         credits = estimate_credits(self.length_spin.value())
         if balance is not None and credits > balance:
             message = (

@@ -40,7 +40,7 @@ PANES = (
     PaneSpec("Videos", "media:VideosPane", background=True),
     PaneSpec("Shorts", "media:ShortsPane", background=True),
     PaneSpec("Voiceovers", "media:VoiceoversPane", background=True),
-    PaneSpec("Scripts", "scripts:ScriptsPane"),
+    PaneSpec("Scripts", "scripts:ScriptsPane", background=True),
     PaneSpec("Account", "account:AccountPane"),  # the eleventh: in the sidebar and the Go menu, no Ctrl+digit
 )
 

@@ -1,0 +1,202 @@
+"""Import a draft or generate from it, through the outbox, exactly once.
+
+:meth:`ScriptSender.send` checks the draft (every problem that would stop the request, the labels
+that resolve to no host), keeps a snapshot of it, and hands the request to the outbox, which stores
+it with its idempotency key before sending: offline it waits and goes out once on reconnect, and a
+lost answer is resent with the same key. The draft becomes ``queued``, then ``imported`` or
+``generated`` with its episode when the service accepts it.
+
+A refusal never loses the draft: it goes back to ``draft`` with what the service said (a 422
+``unresolved_speakers`` names the labels, so the workspace opens the mapping on them; a 422 from
+the speech provider, a 409, a 400 say what to correct). Spec 4.2: when the refusal's
+``recovery.idempotency_key`` is ``reuse``, the corrected request is sent under the same key; when it
+is ``new`` (or not given) a new key is used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+from PySide6.QtCore import QObject, Signal
+
+from castdeck.api.models import EpisodeGenerateInput, EpisodeImportInput, field_errors
+from castdeck.scripts import HostRef, Problem, analyze, to_structured
+from castdeck.scripts.requests import generate_body, import_body
+from castdeck.store.drafts import DRAFT, GENERATED, IMPORTED, QUEUED, Draft
+from castdeck.store.outbox import OutboxEntry
+
+from .drafts import Drafts
+from .outbox import Outbox
+from .session import Session
+from .starting import JobStarter
+from .tasks import tasks
+
+__all__ = ["ACTIONS", "NotReady", "Refusal", "ScriptSender"]
+
+log = logging.getLogger(__name__)
+
+ACTIONS = {"import": "episode_import", "generate": "episode_generate"}
+_DONE = {"import": IMPORTED, "generate": GENERATED}
+
+
+class NotReady(Exception):
+    """The draft cannot be sent as it is; ``problems`` say where, ``labels`` need a host."""
+
+    def __init__(
+        self, message: str, problems: list[Problem] | None = None, labels: list[str] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.problems = problems or []
+        self.labels = labels or []
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """The service refused a draft's request: what it said, the labels it could not resolve, and
+    whether the next attempt reuses the key."""
+
+    draft: Draft
+    message: str
+    speakers: list[str] = field(default_factory=list)
+    reuse_key: bool = False
+    status: int | None = None
+    reason: str | None = None
+
+
+class ScriptSender(QObject):
+    changed = Signal(object)  # Draft: its state changed (queued, imported, generated, back to draft)
+    refused = Signal(object)  # Refusal
+
+    def __init__(self, drafts: Drafts, outbox: Outbox, starter: JobStarter, session: Session,
+                 parent: QObject | None = None) -> None:  # fmt: skip
+        super().__init__(parent)
+        self.drafts = drafts
+        self.outbox = outbox
+        self.starter = starter
+        self.session = session
+        self._entries: dict[str, str] = {}  # outbox entry id -> draft id
+        self._locks: dict[str, asyncio.Lock] = {}  # one change of a draft's state at a time
+        outbox.entryChanged.connect(self._entry_changed)
+
+    # --- sending ---------------------------------------------------------------------------------------------
+
+    def check(self, draft: Draft, action: str, *, podcast_id: str | None, render: bool,
+              hosts: list[HostRef] | None) -> dict[str, Any]:  # fmt: skip
+        """The request body for ``action``, or :class:`NotReady` saying what to fix first."""
+        if action not in ACTIONS:
+            raise ValueError(f"unknown action {action!r}")
+        analysis = analyze(draft.text, hosts=hosts, mapping=draft.mapping)
+        blocking = analysis.blocking(action)
+        unresolved = [label for p in blocking if p.code == "unresolved_speaker" for label in p.labels]
+        if unresolved:
+            raise NotReady(f"Choose a host for {', '.join(unresolved)} first.", blocking, unresolved)
+        if blocking:
+            first = blocking[0]
+            more = f" (and {len(blocking) - 1} more)" if len(blocking) > 1 else ""
+            raise NotReady(f"Line {first.line + 1}: {first.message}{more}", blocking)
+        if not podcast_id:
+            raise NotReady("Choose the podcast the episode belongs to.")
+        if action == "import":
+            body = import_body(analysis.script, draft.mapping, podcast_id=podcast_id, render=render)
+            model: type[Any] = EpisodeImportInput
+        else:
+            structured, _table, problems = to_structured(analysis.script, draft.mapping, hosts)
+            if structured is None:
+                labels = [label for p in problems for label in p.labels]
+                raise NotReady(f"Choose a host for {', '.join(labels)} first.", problems, labels)
+            body = generate_body(structured, podcast_id=podcast_id, render=render)
+            model = EpisodeGenerateInput
+        try:
+            model.model_validate(body)
+        except ValidationError as error:
+            details = "; ".join(f"{e.field or 'request'}: {e.message}" for e in field_errors(error))
+            raise NotReady(f"The request would be refused: {details}") from error
+        return body
+
+    async def send(self, draft_id: str, action: str, *, podcast_id: str | None, render: bool,
+                   hosts: list[HostRef] | None) -> Draft:  # fmt: skip
+        """Queue the draft's request in the outbox (it is sent now, or on reconnect). Returns the
+        draft as ``queued``; raises :class:`NotReady` when something must be fixed first."""
+        await self.drafts.flush()
+        draft = await self.drafts.get(draft_id)
+        if draft is None:
+            raise NotReady("The draft is gone.")
+        if draft.state == QUEUED and draft.outbox_entry and self._still_unsent(draft.outbox_entry):
+            raise NotReady(
+                "This draft is already waiting to be sent; it goes out once when the service answers."
+            )
+        body = self.check(draft, action, podcast_id=podcast_id, render=render, hosts=hosts)
+        await self.drafts.snapshot(draft_id, f"before_{action}")
+        kind = ACTIONS[action]
+        key = draft.retry_key if draft.retry_kind == kind else None
+        async with self._lock(draft_id):  # its answer is settled only once the draft says queued
+            entry = self.starter.submit(kind, body, idempotency_key=key)
+            self._entries[entry.id] = draft_id
+            options = {**draft.options, "podcast_id": podcast_id, "render": render}
+            queued = await self.drafts.update(
+                draft_id, state=QUEUED, action=action, outbox_entry=entry.id, episode_id=None,
+                profile=self.session.profile.name, problem=None, retry_key=None, retry_kind=None,
+                options=options,
+            )  # fmt: skip
+        self.changed.emit(queued)
+        return queued
+
+    def _lock(self, draft_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(draft_id, asyncio.Lock())
+
+    def _still_unsent(self, entry_id: str) -> bool:
+        entry = self.outbox.get(entry_id)
+        return entry is not None and entry.unsent
+
+    # --- answers ---------------------------------------------------------------------------------------------
+
+    def reconcile(self) -> None:
+        """At start, before the outbox resends anything: follow the requests of queued drafts (sent
+        meanwhile, refused, or still waiting). One small read of the drafts file."""
+        for draft_id, entry_id in self.drafts.store.queued():
+            self._entries[entry_id] = draft_id
+            entry = self.outbox.get(entry_id)
+            if entry is not None and entry.done:
+                tasks.start(self._settle(draft_id, entry), name="settle script request")
+
+    def _entry_changed(self, entry: OutboxEntry) -> None:
+        if entry.id in self._entries and entry.done:
+            tasks.start(self._settle(self._entries[entry.id], entry), name="settle script request")
+
+    async def _settle(self, draft_id: str, entry: OutboxEntry) -> None:
+        async with self._lock(draft_id):
+            await self._settle_now(draft_id, entry)
+
+    async def _settle_now(self, draft_id: str, entry: OutboxEntry) -> None:
+        self._entries.pop(entry.id, None)
+        draft = await self.drafts.get(draft_id)
+        if draft is None or draft.outbox_entry != entry.id or draft.state != QUEUED:
+            return  # settled already, or the draft has moved on
+        action = "import" if entry.kind == "episode_import" else "generate"
+        if entry.state == "sent":
+            done = await self.drafts.update(
+                draft_id, state=_DONE[action], episode_id=entry.resource_id, problem=None, retry_key=None,
+                retry_kind=None,
+            )  # fmt: skip
+            self.changed.emit(done)
+            return
+        problem = dict(entry.problem or {})
+        recovery = problem.get("recovery") or {}
+        reuse = isinstance(recovery, dict) and recovery.get("idempotency_key") == "reuse"
+        speakers = [str(s) for s in problem.get("speakers") or []]
+        message = entry.last_error or "The service refused the request."
+        stored = {**problem, "message": message, "request_id": entry.request_id, "action": action}
+        refused = await self.drafts.update(
+            draft_id, state=DRAFT, problem=stored, retry_key=entry.idempotency_key if reuse else None,
+            retry_kind=entry.kind if reuse else None,
+        )  # fmt: skip
+        log.info("script %s refused (%s); next attempt uses %s key", action, problem.get("status"),
+                 "the same" if reuse else "a new")  # fmt: skip
+        self.changed.emit(refused)
+        self.refused.emit(
+            Refusal(refused, message, speakers, reuse, problem.get("status"), problem.get("reason"))
+        )

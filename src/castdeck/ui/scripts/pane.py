@@ -1,0 +1,510 @@
+"""The Scripts workspace: local drafts beside a script editor with its problems, outline and speakers.
+
+Writing needs no service: drafts are saved by themselves (within 2 s), kept with a version history,
+and offered again after a crash. Import and Generate from script go through the outbox, so they are
+queued while offline and sent exactly once. The file and sending actions live in
+:class:`~castdeck.ui.scripts.actions.ScriptActions`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any
+
+from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QLabel,
+    QListView,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from castdeck.scripts import Analysis, HostRef, analyze, parse_text
+from castdeck.services.background import Background
+from castdeck.services.drafts import SCRIPT_SUFFIXES, derive_title
+from castdeck.services.session import Session
+from castdeck.services.tasks import close_owned, tasks
+from castdeck.store.drafts import Draft
+
+from ..pickers import host_feed
+from ..widgets import Banner, heading_label
+from .actions import ScriptActions
+from .colors import assign_slots
+from .draft_list import DraftDelegate, DraftListModel
+from .editor import ScriptEditor
+from .find_bar import FindBar
+from .panels import OutlinePanel, ProblemsPanel, SpeakersPanel
+from .structure_view import StructureView
+
+__all__ = ["PANEL_DELAY_MS", "ScriptsPane"]
+
+PANEL_DELAY_MS = 250
+"""The outline, speakers and structure follow typing after this pause (the underlines at once)."""
+
+
+class ScriptsPane(ScriptActions):
+    title = "Scripts"
+
+    def __init__(self, session: Session, background: Background, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("scripts_pane")
+        self.setAccessibleName("Scripts")
+        self.session = session
+        self.background = background
+        self.drafts = background.drafts
+        self.scripts = background.scripts
+        self.work = tasks.scope(self)
+        self.hosts: list[HostRef] | None = None
+        self.draft: Draft | None = None
+        self.analysis: Analysis | None = None
+        self.dialog: QWidget | None = None
+        self._loading = False
+        self._activated = False
+        self._cached_balance: float | None = None
+        self._build()
+        self._panel_timer = QTimer(self)
+        self._panel_timer.setSingleShot(True)
+        self._panel_timer.timeout.connect(self.refresh_panels)
+        self.editor.textChanged.connect(self._text_changed)
+        self.editor.filesDropped.connect(lambda files: self.open_paths(files))
+        self.drafts.listChanged.connect(self.reload_list)
+        self.drafts.saved.connect(self._saved)
+        self.drafts.saveFailed.connect(self._save_failed)
+        self.scripts.changed.connect(self._state_changed)
+        self.scripts.refused.connect(self._refused)
+        session.reconnected.connect(self.load_hosts)
+        session.accountChanged.connect(self._account_changed)
+        self.setAcceptDrops(True)
+
+    # --- building --------------------------------------------------------------------------------------------
+
+    def _button(self, text: str, name: str, tip: str, slot: Any, row: QHBoxLayout) -> QPushButton:
+        button = QPushButton(text, self)
+        button.setAccessibleName(name)
+        button.setToolTip(tip)
+        button.clicked.connect(lambda _=False: slot())
+        row.addWidget(button)
+        return button
+
+    def _build(self) -> None:
+        outer = QVBoxLayout(self)
+        top = QHBoxLayout()
+        top.addWidget(heading_label("Scripts", self))
+        top.addStretch(1)
+        b = self._button
+        self.new_button = b("New", "New draft", "A new script draft (Ctrl+N)", self.new_item, top)
+        self.open_button = b("Open…", "Open a script file", "Open a .txt, .md or .json script (Ctrl+O); "
+                             "you can also drop files here", self.open_file_dialog, top)  # fmt: skip
+        self.save_button = b(
+            "Save to file", "Save to file", "Write the draft to its file (Ctrl+S)", self.save_file, top
+        )
+        self.save_as_button = b("Save as…", "Save as", "Write the draft to a .txt, .md or .json (structured) file "
+                                "(Ctrl+Shift+S)", self.save_as, top)  # fmt: skip
+        self.history_button = b("History…", "Version history", "Earlier versions of this draft (Ctrl+Shift+H)",
+                                self.show_history, top)  # fmt: skip
+        self.import_button = b("Import…", "Import as episode", "Import the script as an episode (Ctrl+I)",
+                               lambda: self.send("import"), top)  # fmt: skip
+        self.generate_button = b("Generate…", "Generate from script", "Generate an episode from the script "
+                                 "(Ctrl+G)", lambda: self.send("generate"), top)  # fmt: skip
+        outer.addLayout(top)
+        self.banner = Banner(self)
+        self.banner_button = QPushButton(self.banner)
+        self.banner_button.hide()
+        self._banner_action: Any = None
+        self.banner_button.clicked.connect(
+            lambda _=False: self._banner_action() if self._banner_action else None
+        )
+        self.banner.button_row.insertWidget(1, self.banner_button)
+        self.banner.dismissed.connect(self.banner_button.hide)
+        outer.addWidget(self.banner)
+
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.setChildrenCollapsible(False)
+        left = QWidget(split)
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        self.list_model = DraftListModel(self)
+        self.list_view = QListView(left)
+        self.list_view.setObjectName("drafts")
+        self.list_view.setAccessibleName("Drafts")
+        self.list_view.setModel(self.list_model)
+        self.list_view.setItemDelegate(DraftDelegate(self.list_view))
+        self.list_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.list_view.setUniformItemSizes(True)
+        self.list_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list_view.clicked.connect(self._row_clicked)
+        self.list_view.activated.connect(self._row_activated)
+        left_layout.addWidget(self.list_view, 1)
+        list_row = QHBoxLayout()
+        self.delete_button = b("Delete…", "Delete draft", "Put this draft aside (Delete in the list; you can undo it)", self.delete_current,
+                               list_row)  # fmt: skip
+        list_row.addStretch(1)
+        left_layout.addLayout(list_row)
+
+        center = QWidget(split)
+        center_layout = QVBoxLayout(center)
+        center_layout.setContentsMargins(0, 0, 0, 0)
+        self.info = QLabel(center)
+        self.info.setObjectName("draft_info")
+        self.info.setWordWrap(True)
+        self.info.setTextFormat(Qt.TextFormat.RichText)
+        self.info.linkActivated.connect(self._link)
+        center_layout.addWidget(self.info)
+        self.views = QTabWidget(center)
+        self.views.setAccessibleName("Script views")
+        text_page = QWidget(self.views)
+        text_layout = QVBoxLayout(text_page)
+        text_layout.setContentsMargins(0, 0, 0, 0)
+        self.editor = ScriptEditor(text_page)
+        self.find_bar = FindBar(self.editor, text_page)
+        self.find_bar.replaceAllRequested.connect(self.replace_all)
+        text_layout.addWidget(self.find_bar)
+        text_layout.addWidget(self.editor, 1)
+        undo_row = QHBoxLayout()
+        self.undo_button = b("Undo", "Undo", "Undo (Ctrl+Z)", self.editor.undo, undo_row)
+        self.redo_button = b("Redo", "Redo", "Redo (Ctrl+Shift+Z)", self.editor.redo, undo_row)
+        self.undo_button.setEnabled(False)
+        self.redo_button.setEnabled(False)
+        self.editor.undoAvailable.connect(self.undo_button.setEnabled)
+        self.editor.redoAvailable.connect(self.redo_button.setEnabled)
+        self.find_button = b("Find…", "Find and replace", "Find (Ctrl+F) and replace (Ctrl+H)",
+                             lambda: self.find_bar.open_bar(replace=True), undo_row)  # fmt: skip
+        self.status = QLabel(text_page)
+        self.status.setObjectName("script_status")
+        self.status.setAccessibleName("Script status")
+        undo_row.addWidget(self.status, 1)
+        self.save_state = QLabel(text_page)
+        self.save_state.setAccessibleName("Save state")
+        self.save_state.setStyleSheet("color: palette(mid);")
+        undo_row.addWidget(self.save_state)
+        text_layout.addLayout(undo_row)
+        self.views.addTab(text_page, "Text")
+        self.structure = StructureView(self.views)
+        self.structure.textRequested.connect(self.reorder)
+        self.structure.segmentLabelRequested.connect(self.set_segment_label)
+        self.structure.chapterTitleRequested.connect(self.set_chapter_title)
+        self.views.addTab(self.structure, "Structure")
+        self.views.currentChanged.connect(lambda _i: self.refresh_panels())
+        center_layout.addWidget(self.views, 1)
+
+        self.side = QTabWidget(split)
+        self.side.setAccessibleName("Script panels")
+        self.problems_panel = ProblemsPanel(self.side)
+        self.outline = OutlinePanel(self.side)
+        self.speakers = SpeakersPanel(self.side)
+        self.side.addTab(self.problems_panel, "Problems")
+        self.side.addTab(self.outline, "Outline")
+        self.side.addTab(self.speakers, "Speakers")
+        for panel in (self.problems_panel, self.outline, self.speakers):
+            panel.jumpRequested.connect(self.jump)
+        self.speakers.mappingChanged.connect(self.map_speaker)
+        self.speakers.renameRequested.connect(self.rename_speaker)
+        split.addWidget(left)
+        split.addWidget(center)
+        split.addWidget(self.side)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 5)
+        split.setStretchFactor(2, 3)
+        split.setSizes([260, 620, 360])
+        outer.addWidget(split, 1)
+        self.splitter = split
+
+        context = Qt.ShortcutContext.WidgetWithChildrenShortcut
+        for keys, slot in (
+            ("Ctrl+O", self.open_file_dialog), ("Ctrl+S", self.save_file), ("Ctrl+Shift+S", self.save_as),
+            ("Ctrl+H", lambda: self.find_bar.open_bar(replace=True)), ("F3", self.find_bar.find_next),
+            ("Shift+F3", self.find_bar.find_previous), ("Ctrl+Shift+H", self.show_history),
+            ("Ctrl+I", lambda: self.send("import")), ("Ctrl+G", lambda: self.send("generate")),
+        ):  # fmt: skip
+            QShortcut(QKeySequence(keys), self, slot, context=context)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.list_view, self.delete_current,
+                  context=Qt.ShortcutContext.WidgetShortcut)  # fmt: skip
+        self._set_enabled(False)
+        self._update_info()
+
+    def _set_enabled(self, has_draft: bool) -> None:
+        for control in (self.editor, self.save_button, self.save_as_button, self.history_button,
+                        self.import_button, self.generate_button, self.delete_button, self.find_button,
+                        self.structure):  # fmt: skip
+            control.setEnabled(has_draft)
+
+    # --- the main window's calls -----------------------------------------------------------------------------
+
+    def activate(self) -> None:
+        if self._activated:
+            return
+        self._activated = True
+        self.run(self._start(), "Could not open the drafts")
+
+    def new_item(self) -> None:
+        self.run(self._new_draft(), "Could not make a draft")
+
+    def refresh(self) -> None:
+        self.load_hosts()
+        self.reload_list()
+
+    def focus_filter(self) -> None:
+        self.find_bar.open_bar()
+
+    def run(self, coro: Coroutine[Any, Any, Any], context: str = "") -> asyncio.Task[Any]:
+        return self.work.start(coro, on_error=lambda error: self.banner.show_error(error, context))
+
+    def message(
+        self, text: str, kind: str = "info", *, button: str | None = None, action: Any = None
+    ) -> None:
+        self.banner.show_message(text, kind=kind)
+        self.banner_button.setVisible(button is not None)
+        self._banner_action = action if button is not None else None
+        if button is not None:
+            self.banner_button.setText(button)
+            self.banner_button.setAccessibleName(button)
+
+    # --- the balance, also when offline ---------------------------------------------------------------------
+
+    def balance(self) -> tuple[float | None, bool]:
+        """The credit balance and whether it is the cached one (the service cannot be asked now)."""
+        account = self.session.account
+        if account is not None:
+            return float(account.credits.balance), False
+        return self._cached_balance, self._cached_balance is not None
+
+    def _account_changed(self, account: Any) -> None:
+        self._update_status()
+        if account is not None:
+            record = {"id": "balance", "balance": float(account.credits.balance)}
+            self.work.start(
+                self.session.cache_record("account", record), on_error=lambda _e: None, name="keep balance"
+            )
+
+    async def _read_cached_balance(self) -> None:
+        if self.session.account is not None:
+            self._account_changed(self.session.account)
+            return
+        record = await self.session.cached_record("account", "balance")
+        if record is not None and isinstance(record.get("balance"), int | float):
+            self._cached_balance = float(record["balance"])
+            self._update_status()
+
+    async def _start(self) -> None:
+        self.load_hosts()
+        await self._read_cached_balance()
+        drafts = await self.drafts.list_drafts()
+        self.list_model.set_drafts(drafts)
+        recovered = [r for r in self.drafts.take_recovered() if self.list_model.row_of(r.draft_id) >= 0]
+        if recovered:
+            first = recovered[0]
+            await self.open_draft(first.draft_id)
+            names = ", ".join(f"“{r.title}”" for r in recovered)
+            self.message(
+                f"Castdeck ended without closing while you were writing {names}. It is open here as it was "
+                "last saved (within 2 seconds of the last keystroke); earlier versions are under History.",
+                "warning", button="Show history", action=self.show_history,
+            )  # fmt: skip
+        elif drafts:
+            await self.open_draft(drafts[0].id)
+
+    def load_hosts(self) -> None:
+        self.work.start(self._load_hosts(), on_error=lambda _error: None, name="load hosts")
+
+    async def _load_hosts(self) -> None:
+        feed = host_feed(self.session)
+        hosts: list[HostRef] = []
+        offline = False
+        while feed.has_more:
+            page = await feed.next_page()
+            offline = offline or page.offline
+            hosts.extend(HostRef(str(h.id), h.name or str(h.id)) for h in page.items)
+        self.hosts = None if offline and not hosts else hosts
+        self.reanalyze()
+
+    # --- drafts ----------------------------------------------------------------------------------------------
+
+    def reload_list(self) -> None:
+        self.run(self._reload_list(), "Could not read the drafts")
+
+    async def _reload_list(self) -> None:
+        drafts = await self.drafts.list_drafts()
+        self.list_model.set_drafts(drafts)
+        self._select_current()
+
+    def _select_current(self) -> None:
+        row = self.list_model.row_of(self.draft.id) if self.draft is not None else -1
+        if row >= 0:
+            self.list_view.setCurrentIndex(self.list_model.index(row, 0))
+
+    def _row_clicked(self, index: QModelIndex) -> None:
+        draft_id = self.list_model.data(index, Qt.ItemDataRole.UserRole)
+        if draft_id and (self.draft is None or draft_id != self.draft.id):
+            self.run(self.open_draft(str(draft_id)), "Could not open the draft")
+
+    def _row_activated(self, index: QModelIndex) -> None:
+        """Double-click (or Enter): open the draft; a sent one's episode opens in Episodes too."""
+        self._row_clicked(index)
+        draft = (
+            self.list_model.drafts[index.row()] if 0 <= index.row() < len(self.list_model.drafts) else None
+        )
+        if draft is not None and draft.episode_id:
+            self.open_episode(draft.episode_id)
+
+    async def _new_draft(self) -> None:
+        draft = await self.drafts.create("")
+        await self._reload_list()
+        await self.open_draft(draft.id)
+        self.editor.setFocus()
+
+    async def open_draft(self, draft_id: str) -> None:
+        draft = await self.drafts.get(draft_id)
+        if draft is None:
+            return
+        await self.drafts.set_open(draft_id)
+        self.draft = draft
+        self._loading = True
+        try:
+            # the speakers' colours first, so the text is highlighted once
+            self.editor.highlighter.set_slots(assign_slots(parse_text(draft.text).labels))
+            self.editor.setPlainText(draft.text)
+        finally:
+            self._loading = False
+        self._set_enabled(True)
+        self.reanalyze()
+        self.refresh_panels()
+        self._update_info()
+        self._select_current()
+        self.save_state.setText("Saved")
+        if draft.file_path and await self.drafts.file_changed(draft_id):
+            self.message(f"{draft.title} changed on disk since it was opened or saved here. The draft keeps your "
+                         "version; Save to file asks before replacing the file.", "warning")  # fmt: skip
+
+    # --- typing ----------------------------------------------------------------------------------------------
+
+    def _text_changed(self) -> None:
+        if self._loading or self.draft is None:
+            return
+        self.reanalyze()
+        analysis = self.analysis
+        assert analysis is not None
+        title = derive_title(analysis.script, self.draft.file_path)
+        if title != self.draft.title:
+            self.draft = self.draft.evolve(title=title)
+            self._update_info()
+        self.drafts.edit(
+            self.draft.id, analysis.script.text, words=analysis.estimate.words,
+            minutes=round(analysis.estimate.minutes, 2), title=title,
+        )  # fmt: skip
+        self.save_state.setText("Saving…")
+        if self.find_bar.isVisible():
+            self.find_bar.refresh()
+        self._panel_timer.start(PANEL_DELAY_MS)
+
+    def reanalyze(self) -> None:
+        """Read the script again: underlines, the problems list and the counts at once."""
+        if self.draft is None:
+            return
+        self.analysis = analyze(self.editor.toPlainText(), hosts=self.hosts, mapping=self.draft.mapping)
+        if self.editor.highlighter.set_slots(assign_slots(self.analysis.script.labels)):
+            self.editor.highlighter.rehighlight()  # a speaker came or went: colours may move apart
+        self.editor.set_problems(self.analysis.problems)
+        if self.problems_panel.set_problems(self.analysis.problems):
+            count = len(self.analysis.problems)
+            self.side.setTabText(0, f"Problems ({count})" if count else "Problems")
+        self._update_status()
+
+    def refresh_panels(self) -> None:
+        analysis, draft = self.analysis, self.draft
+        if analysis is None or draft is None:
+            return
+        self.outline.set_script(analysis)
+        self.speakers.set_script(analysis, self.hosts, draft.mapping)
+        if self.views.currentWidget() is self.structure:
+            self.structure.set_script(analysis, self.hosts, draft.mapping)
+        errors = len(analysis.errors)
+        self.side.setTabText(
+            0, f"Problems ({errors + len(analysis.warnings)})" if analysis.problems else "Problems"
+        )
+
+    def _update_status(self) -> None:
+        analysis = self.analysis
+        if analysis is None:
+            self.status.setText("")
+            return
+        estimate = analysis.estimate
+        errors, warnings = len(analysis.errors), len(analysis.warnings)
+        parts = [
+            f"{estimate.words:,} words",
+            f"{estimate.minutes:.1f} min",
+            f"about {estimate.credits:,} credits",
+        ]
+        balance, cached = self.balance()
+        over = False
+        if balance is not None:
+            over = estimate.credits > balance
+            parts[-1] += f" of {balance:,.0f}" + (" (last known balance)" if cached else "")
+        parts.append(f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}")
+        self.status.setText(" · ".join(parts))
+        self.status.setStyleSheet("color: #c62828;" if over else "")
+        self.status.setToolTip(
+            "Narration time is estimated from syllables and pauses; 30 credits per narration minute."
+            + (" The estimate is more than the balance." if over else "")
+        )
+
+    def _saved(self, draft: Draft) -> None:
+        self.list_model.update_draft(draft)
+        if self.draft is not None and draft.id == self.draft.id:
+            self.save_state.setText("Saved")
+            self.draft = self.draft.evolve(
+                title=draft.title, revision=draft.revision, updated_at=draft.updated_at
+            )
+
+    def _save_failed(self, draft_id: str, message: str) -> None:
+        self.save_state.setText("Not saved!")
+        self.message(message, "error")
+
+    # --- moving around ---------------------------------------------------------------------------------------
+
+    def jump(self, line: int, column: int) -> None:
+        self.views.setCurrentIndex(0)
+        self.editor.go_to(line, column)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            for panel in (self.outline, self.speakers):
+                panel._shown = None  # the speakers' colours differ between light and dark
+            self.refresh_panels()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        close_owned(self)  # a closed workspace ends its work (what was typed is saved by the service)
+        super().closeEvent(event)
+
+    # --- dropping files --------------------------------------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
+        if any(u.isLocalFile() and u.toLocalFile().lower().endswith(SCRIPT_SUFFIXES) for u in urls):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if paths:
+            event.acceptProposedAction()
+            self.open_paths(paths)
+
+    def _link(self, link: str) -> None:
+        if link.startswith("episode:"):
+            self.open_episode(link.removeprefix("episode:"))
+
+    def open_episode(self, episode_id: str) -> None:
+        window = self.window()
+        opener = getattr(window, "open_job", None)
+        if callable(opener):
+            opener("episode", episode_id)
