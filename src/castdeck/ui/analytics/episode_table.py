@@ -6,16 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
 from castdeck.api.models import PodcastEpisodeAnalytics
 from castdeck.services.analytics import PodcastFigures
 
-from ..resource_model import format_time
+from ..resource_model import SORT_ROLE, format_time
 
-__all__ = ["COLUMNS", "EPISODE_ID_ROLE", "SORT_ROLE", "EpisodeAnalyticsModel", "EpisodeAnalyticsProxy"]
+__all__ = ["COLUMNS", "EPISODE_ID_ROLE", "SORT_ROLE", "EpisodeAnalyticsModel"]
 
-SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 EPISODE_ID_ROLE = Qt.ItemDataRole.UserRole + 2
 AnyIndex = QModelIndex | QPersistentModelIndex
 
@@ -122,18 +121,3 @@ class EpisodeAnalyticsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return COLUMNS[section].explained
         return None
-
-
-class EpisodeAnalyticsProxy(QSortFilterProxyModel):
-    """Sorts by value: numbers as numbers, titles without regard to case."""
-
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self.setSortRole(SORT_ROLE)
-
-    def lessThan(self, left: AnyIndex, right: AnyIndex) -> bool:
-        a, b = left.data(SORT_ROLE), right.data(SORT_ROLE)
-        try:
-            return bool(a < b)
-        except TypeError:
-            return str(a) < str(b)

@@ -36,10 +36,10 @@ from castdeck.services.tasks import tasks
 
 from ..analytics.bars import BarChart
 from ..analytics.cards import FigureCard, FigureGrid
-from ..analytics.episode_table import EPISODE_ID_ROLE, EpisodeAnalyticsModel, EpisodeAnalyticsProxy
+from ..analytics.episode_table import EPISODE_ID_ROLE, EpisodeAnalyticsModel
 from ..dialogs.episode_dialogs import podcast_label
 from ..pickers import ComboPicker, podcast_feed
-from ..resource_model import format_time
+from ..resource_model import ResourceFilterProxy, format_time
 from ..widgets import Banner, heading_label
 
 __all__ = ["DISABLED_TEXT", "INCOMPLETE_TEXT", "MEANING_TEXT", "AnalyticsPane"]
@@ -150,7 +150,7 @@ class AnalyticsPane(QWidget):
         table_heading.setStyleSheet("font-weight: bold;")
         content.addWidget(table_heading)
         self.model = EpisodeAnalyticsModel(self)
-        self.proxy = EpisodeAnalyticsProxy(self)
+        self.proxy = ResourceFilterProxy(self)  # sorts by value: numbers as numbers
         self.proxy.setSourceModel(self.model)
         self.table = QTableView(body)
         self.table.setModel(self.proxy)
