@@ -150,6 +150,7 @@ async def test_episode_tracked_to_completed_honouring_hints(
     await until(lambda: finished, timeout=120)
     done = finished[0]
     assert done.state == "completed" and done.progress == 100.0 and done.error is None
+    await tracker.flush()  # the store is written on the disk thread, after the signal
     assert store.get("Sandbox", "episode", episode_id) == done
     assert tracker.following == 0 and job.started_at == done.started_at
     polls = [s for s in counter.to(f"/v1/episodes/{episode_id}") if s.method == "GET"]
@@ -244,6 +245,7 @@ async def test_deadline_gives_still_running_and_check_again_finishes(
     await until(lambda: changes and changes[-1].state == "still_running", timeout=10)
     stopped = changes[-1]
     assert not finished and tracker.following == 0
+    await tracker.flush()  # the store is written on the disk thread, after the signal
     assert store.list("Sandbox", active_only=True) == []
     assert "still running on the service; check again" in still_running_text(stopped)
     assert "cancel" not in still_running_text(stopped).lower()
