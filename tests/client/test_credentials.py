@@ -280,3 +280,35 @@ async def test_errors_never_show_the_key(sandbox: RunningSandbox, tmp_path: Path
     assert not hasattr(unreachable.value, "request")
     assert all(SECRET not in str(value) for value in vars(unreachable.value).values())
     assert json.dumps({"error": str(unreachable.value)}).find(SECRET) == -1
+
+
+class Counting(Recording):
+    """A shared transport that counts how often it is closed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.closed = 0
+
+    async def aclose(self) -> None:
+        self.closed += 1
+        await super().aclose()
+
+
+@pytest.mark.asyncio
+async def test_many_first_users_of_signed_addresses_share_one_client_and_never_close_a_given_transport() -> (
+    None
+):
+    shared = Counting()
+    async with (
+        RawServer(record(b"cover bytes", content_type="image/png")) as storage,
+        RawServer(record({"data": {"id": "x"}})) as api,
+        asyncio.timeout(15),
+    ):
+        client = Client(api.url, SECRET, signed_transport=shared)
+        made = await asyncio.gather(*(client.transport.ready_signed_client() for _ in range(8)))
+        assert len({id(one) for one in made}) == 1
+        assert shared.closed == 0
+        got = await made[0].get(f"{storage.url}/covers/a.png?X-Sig=1")
+        assert got.content == b"cover bytes"
+        await client.aclose()
+    assert shared.closed == 1

@@ -162,6 +162,7 @@ class Transport:
         # SSL context (tens of milliseconds at start-up).
         self._signed_transport = signed_transport
         self._bare: httpx.AsyncClient | None = None
+        self._making: asyncio.Future[httpx.AsyncClient] | None = None
         self.last_request_id: str | None = None
         self.budget = budget if budget is not None else RequestBudget()
         """The background request budget: it hears every answer of the service (rate-limit
@@ -190,13 +191,25 @@ class Transport:
 
     async def ready_signed_client(self) -> httpx.AsyncClient:
         """:attr:`signed_client`, made on a worker thread the first time: loading the system's
-        certificate authorities takes tens of milliseconds, too long for the event loop's thread."""
+        certificate authorities takes tens of milliseconds, too long for the event loop's thread.
+
+        Callers that ask together before it exists share one making: a spare client would have to be
+        closed, and closing an httpx client closes its transport, which the caller may have given to
+        be shared (the tests' transport serves the API client too)."""
+        if self._bare is not None:
+            return self._bare
+        if self._making is None:
+            self._making = asyncio.ensure_future(asyncio.to_thread(self._new_signed_client))
+        making = self._making
+        try:
+            made = await asyncio.shield(making)
+        finally:
+            if making.done() and self._making is making:
+                self._making = None
         if self._bare is None:
-            made = await asyncio.to_thread(self._new_signed_client)
-            if self._bare is None:
-                self._bare = made
-            else:  # made meanwhile by another caller
-                await made.aclose()
+            self._bare = made
+        elif made is not self._bare and self._signed_transport is None:
+            await made.aclose()  # made on the loop's thread meanwhile (signed_client): ours is spare
         return self._bare
 
     def url(self, path_or_url: str) -> str:
