@@ -112,11 +112,20 @@ class DetailsPanel(QWidget):
         outer.addWidget(self.placeholder)
         outer.addStretch(1)
         self._outer = outer
+        self._picture: QWidget | None = None
         self.clear()
 
     def _text_takes_space(self, yes: bool) -> None:
         self._outer.setStretchFactor(self.text, 1 if yes else 0)
         self._outer.setStretch(self._outer.count() - 1, 0 if yes else 1)
+
+    def add_picture(self, widget: QWidget) -> None:
+        """A picture above the heading (a cover), shown with the next item's facts and hidden when
+        the details are cleared."""
+        widget.setParent(self)
+        self._outer.insertWidget(0, widget, 0, Qt.AlignmentFlag.AlignLeft)
+        self._picture = widget
+        widget.hide()
 
     def add_section(self, widget: QWidget) -> None:
         """A part of the details below the facts that the pane keeps and fills itself; hidden when
@@ -126,6 +135,8 @@ class DetailsPanel(QWidget):
 
     def clear(self) -> None:
         self.heading.setText("")
+        if self._picture is not None:
+            self._picture.hide()
         self.note.hide()
         for index in range(self.sections.count()):
             item = self.sections.itemAt(index)
@@ -159,6 +170,8 @@ class DetailsPanel(QWidget):
         note_kind: str = "info",
     ) -> None:
         self.placeholder.hide()
+        if self._picture is not None:
+            self._picture.show()
         self.heading.setText(heading or "(untitled)")
         if note:
             colors = {"error": "#c62828", "warning": "#b26a00", "info": "palette(text)"}

@@ -38,10 +38,12 @@ from castdeck.store.outbox import OutboxEntry
 from ..dialogs.episode_dialogs import EpisodeCreateDialog, EpisodeEditDialog, PublishDialog, podcast_label
 from ..dialogs.generate_dialog import GenerateDialog
 from ..forms import FormDialog
-from ..pane import ResourcePane, link_label
+from ..pane import link_label
 from ..pickers import ComboPicker, host_feed, podcast_feed, source_feed
+from ..pictured import PicturedPane
 from ..resource_model import Column, format_time
 from ..widgets import alive, ask
+from .episode_cover import CoverReplacer
 from .hosts import plain_value
 from .podcasts import NameBook
 
@@ -171,7 +173,7 @@ class PublishWait(QFrame):
         self.label.setText(text)
 
 
-class EpisodesPane(ResourcePane):
+class EpisodesPane(PicturedPane):
     title = "Episodes"
     kind = "episode"
     new_label = "New episode"
@@ -191,6 +193,9 @@ class EpisodesPane(ResourcePane):
             },
         )
         super().__init__(session, parent)
+        self.setup_pictures()
+        self.cover_replacer = CoverReplacer(self)
+        self.cover_replacer.on_write_state(session.write_block_reason)
         self.splitter.setSizes([740, 360])
         self.names.setParent(self)
         self.analytics_box: EpisodeAnalyticsBox | None = None  # built with the first details shown
@@ -313,9 +318,22 @@ class EpisodesPane(ResourcePane):
     async def fetch_item(self, item: Episode) -> Episode:
         return await self.read_item(str(item.id))
 
+    def picture_url(self, item: Episode) -> str | None:
+        """The episode's cover, else its podcast's."""
+        if item.image_url:
+            return item.image_url
+        podcast = self.names.get("podcast", item.podcast_id)
+        return getattr(podcast, "image_url", None) or None
+
+    def on_write_state(self, reason: str | None) -> None:
+        replacer = getattr(self, "cover_replacer", None)
+        if replacer is not None:
+            replacer.on_write_state(reason)
+
     def show_item(self, item: Episode) -> None:
         for kind in ("podcast", "host", "source"):
             self.names.load(kind)
+        self.show_cover(item)
         generation = item.generation
         error = (generation.error_message if generation is not None else None) or item.error_message
         live = self._live_job(item)
@@ -409,7 +427,7 @@ class EpisodesPane(ResourcePane):
         return row
 
     def _actions_for(self, item: Episode) -> list[QAbstractButton]:
-        actions: list[QAbstractButton] = [self.edit_button]
+        actions: list[QAbstractButton] = [self.edit_button, self.cover_replacer.button]
         if item.status in ("published", "scheduled"):
             actions.append(self.unpublish_button)
         elif str(item.id) not in self.publish_waits:

@@ -13,7 +13,7 @@ from castdeck.services.listing import ListFeed, list_key
 from castdeck.services.session import Session
 
 from ..dialogs.host_dialog import HostDialog
-from ..pane import ResourcePane
+from ..pictured import PicturedPane
 from ..resource_model import Column, format_time
 from ..widgets import SafeTextBrowser, ask
 from .voices import LANGUAGES, voice_facts
@@ -75,13 +75,15 @@ def _fitted_text(text: str | None, name: str, parent: QWidget) -> QWidget:
     return browser
 
 
-class HostsPane(ResourcePane):
+class HostsPane(PicturedPane):
     title = "Hosts"
     kind = "host"
     new_label = "New host"
+    picture_what = "Picture"
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(session, parent)
+        self.setup_pictures(112)
         self.dialog: HostDialog | None = None
         self.edit_button = QPushButton("Edit…", self)
         self.edit_button.setAccessibleName("Edit host")
@@ -113,7 +115,21 @@ class HostsPane(ResourcePane):
     async def fetch_item(self, item: Host) -> Host:
         return await self.session.call(lambda c: c.hosts.get(item.id))
 
+    def picture_url(self, item: Host) -> str | None:
+        """The spec shows no host picture; an answer that carries one (a tolerant model keeps unknown
+        fields) is shown: ``image_url``, or an ``image_path`` that is a web address."""
+        extra = item.model_extra or {}
+        for name in ("image_url", "image_path"):
+            value = extra.get(name)
+            if isinstance(value, str) and value.startswith(("http://", "https://")):
+                return value
+        return None
+
+    def card_title(self, item: Host) -> str:
+        return item.name or item.id
+
     def show_item(self, item: Host) -> None:
+        self.show_cover(item)
         extra = item.model_extra or {}
         archived = bool(extra.get("archived"))
         rows: list[tuple[str, Any]] = [

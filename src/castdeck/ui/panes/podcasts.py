@@ -17,8 +17,9 @@ from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
 
 from ..dialogs.podcast_dialog import PodcastDialog
-from ..pane import ResourcePane, link_label
+from ..pane import link_label
 from ..pickers import host_feed
+from ..pictured import PicturedPane
 from ..resource_model import Column, format_time
 from .hosts import plain_value
 
@@ -109,7 +110,7 @@ def podcast_columns() -> list[Column]:
     ]
 
 
-class PodcastsPane(ResourcePane):
+class PodcastsPane(PicturedPane):
     title = "Podcasts"
     kind = "podcast"
     new_label = "New podcast"
@@ -117,6 +118,7 @@ class PodcastsPane(ResourcePane):
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(session, parent)
+        self.setup_pictures()
         self.dialog: PodcastDialog | None = None
         for label in (self.details.heading, self.details.note, self.banner.label):
             label.setTextFormat(Qt.TextFormat.PlainText)  # they show service text (titles, errors)
@@ -170,6 +172,7 @@ class PodcastsPane(ResourcePane):
             ("Podcast ID", plain_value(item.id, "Podcast ID")),
         ]
         note = None if public else VISIBILITY_NOTES.get(item.visibility or "")
+        self.show_cover(item)
         self.details.show_facts(item.title or item.id, rows, text=item.description or "", note=note)
         self.details.set_actions([self.edit_button, self.analytics_button])
 

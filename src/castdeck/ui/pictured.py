@@ -1,0 +1,58 @@
+"""What the panes whose items have pictures share: a :class:`PictureBook` owned by the pane, the
+cover at the top of the details, and the ``picture`` hook the table's and the cards' delegates ask."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QPixmap
+
+from .cover_view import CoverView
+from .pane import ResourcePane
+from .pictures import PictureBook
+
+__all__ = ["PicturedPane"]
+
+
+class PicturedPane(ResourcePane):
+    """A pane whose items carry a picture address (:meth:`picture_url`)."""
+
+    picture_what = "Cover"
+
+    def setup_pictures(self, side: int = 168) -> None:
+        """Call once from the subclass's ``__init__`` (after the base's)."""
+        self.pictures = PictureBook(self.session, self)
+        self.cover = CoverView(self.pictures, side)
+        self.details.add_picture(self.cover)
+        self.pictures.changed.connect(self._picture_arrived)
+
+    def picture_url(self, item: Any) -> str | None:
+        return getattr(item, "image_url", None) or None
+
+    def picture(self, item: Any, size: QSize) -> QPixmap | None:
+        return self.pictures.pixmap(self.picture_url(item), size)
+
+    def card_title(self, item: Any) -> str:
+        return getattr(item, "title", None) or getattr(item, "name", None) or "(untitled)"
+
+    def picture_text(self, item: Any) -> str:
+        title = self.card_title(item)
+        reason = self.pictures.failure(self.picture_url(item))
+        if reason:
+            return f"No {self.picture_what.lower()} shown for {title}: {reason}"
+        if not self.picture_url(item):
+            return f"No {self.picture_what.lower()} for {title}"
+        return f"{self.picture_what} of {title}"
+
+    def show_cover(self, item: Any) -> None:
+        """Point the details' cover at ``item`` (from ``show_item``)."""
+        title = self.card_title(item)
+        self.cover.show_picture(self.picture_url(item), title, str(item.id), what=self.picture_what)
+
+    def _picture_arrived(self, _url: str) -> None:
+        repaint = getattr(self, "pictures_changed", None)
+        if callable(repaint):
+            repaint()
+        else:
+            self.table.viewport().update()
