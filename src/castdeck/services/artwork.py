@@ -123,13 +123,10 @@ class Artwork:
                 if not running.cancelled():
                     raise  # we were cancelled ourselves
                 # the asker that fetched was cancelled: fetch again (or join the next one)
-        kept = await self.kept(url)
-        if kept is not None:
-            return kept
         shared: asyncio.Future[Path] = asyncio.get_running_loop().create_future()
-        self._fetching[path.name] = shared
+        self._fetching[path.name] = shared  # before any await: later asks join this one
         try:
-            got = await self._download(url, path)
+            got = await self.kept(url) or await self._download(url, path)
         except BaseException as error:
             if isinstance(error, asyncio.CancelledError):
                 shared.cancel()
