@@ -5,7 +5,8 @@
 Figures: time to the first rows painted (against the same first-page request made by a bare httpx
 client, side by side), memory after scrolling to the end (against the process before the pane
 existed), and the longest stall of the event loop while paging, measured by a 5 ms timer probe.
-Target: no stall over 50 ms.
+Each episode has a cover of its own (``--no-covers``: none), loaded as the rows are painted.
+Target: no stall over 16 ms (one frame).
 """
 
 from __future__ import annotations
@@ -50,20 +51,55 @@ def rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def seed(base_url: str, wanted: int) -> int:
+def cover_jpeg(index: int) -> bytes:
+    """A small cover of its own for each episode (a colour and a number)."""
+    import colorsys
+    import io
+
+    from PIL import Image, ImageDraw
+
+    r, g, b = colorsys.hls_to_rgb((index * 0.61803) % 1.0, 0.45, 0.55)
+    image = Image.new("RGB", (320, 320), (round(r * 255), round(g * 255), round(b * 255)))
+    ImageDraw.Draw(image).text((24, 24), f"#{index}", fill=(255, 255, 255))
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=80)
+    return out.getvalue()
+
+
+def seed(base_url: str, wanted: int, covers: bool) -> int:
+    """At least ``wanted`` episodes, each with a cover of its own when ``covers`` (kept in the data
+    folder between runs: only what is missing is made)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     headers = {"Authorization": f"Bearer {DEMO_KEY}"}
     with httpx.Client(base_url=base_url, headers=headers, timeout=30) as client:
         podcast = client.get("/v1/podcasts", params={"limit": 1}).json()["data"][0]["id"]
+        bare: list[str] = []
         have = 0
         url: str | None = "/v1/episodes?limit=100"
         while url:
             response = client.get(url)
-            have += len(response.json()["data"])
+            for episode in response.json()["data"]:
+                have += 1
+                if not episode.get("image_url"):
+                    bare.append(episode["id"])
             url = response.links.get("next", {}).get("url")
         for i in range(have, wanted):
-            client.post(
-                "/v1/episodes", json={"podcast_id": podcast, "title": f"Bulk episode {i:05d}"}
-            ).raise_for_status()
+            made = client.post("/v1/episodes", json={"podcast_id": podcast, "title": f"Bulk episode {i:05d}"})
+            made.raise_for_status()
+            bare.append(made.json()["data"]["id"])
+        if covers and bare:
+
+            def put(pair: tuple[int, str]) -> None:
+                index, episode_id = pair
+                client.put(
+                    f"/v1/episodes/{episode_id}/image",
+                    content=cover_jpeg(index),
+                    headers={"Content-Type": "image/jpeg"},
+                ).raise_for_status()
+
+            with ThreadPoolExecutor(4) as pool:
+                list(pool.map(put, enumerate(bare)))
         return max(have, wanted)
 
 
@@ -175,7 +211,10 @@ async def run(base_url: str, repeats: int, cache_dir: Path) -> None:
     print(f"memory: {before:.0f} MiB before the pane, {after:.0f} MiB after scrolling to the end"
           f" (+{after - before:.0f} MiB, {(after - before) * 1024 / max(rows, 1):.1f} KiB per row)")  # fmt: skip
     print(f"event loop while paging: longest stall {probe.worst * 1000:.1f} ms, 99th percentile {p99 * 1000:.1f} ms"
-          f" over {len(gaps):,} ticks -> {'PASS' if probe.worst <= 0.050 else 'OVER'} (target <= 50 ms)")  # fmt: skip
+          f" over {len(gaps):,} ticks -> {'PASS' if probe.worst <= 0.016 else 'OVER'} (target <= 16 ms)")  # fmt: skip
+    print(
+        f"covers decoded while paging: {pane.pictures.loaded:,}; fetched from the service: {pane.pictures.artwork.fetches:,}"
+    )
     pane.close()
     await tasks.cancel_all()
     await background.close()
@@ -187,12 +226,16 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--episodes", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()) / "castdeck-bench-episodes")
+    parser.add_argument("--no-covers", action="store_true", help="episodes without covers of their own")
+    parser.add_argument("--data", type=Path, default=None)
     args = parser.parse_args()
+    if args.data is None:
+        name = "castdeck-bench-episodes" + ("" if args.no_covers else "-covers")
+        args.data = Path(tempfile.gettempdir()) / name
     sandbox = start_sandbox(args.data, "--speed", "50", "--no-seed-media")
     try:
         started = time.perf_counter()
-        total = seed(sandbox.base_url, args.episodes)
+        total = seed(sandbox.base_url, args.episodes, not args.no_covers)
         print(
             f"sandbox with {total:,} episodes ready in {time.perf_counter() - started:.0f} s (kept in {args.data})"
         )
