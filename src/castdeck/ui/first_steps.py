@@ -35,7 +35,7 @@ PANES = {"hosts": "Hosts", "podcast": "Podcasts", "episode": "Episodes"}
 TEXTS = {
     # step: (on the sandbox, on an account)
     "hosts": ("Meet the demo hosts", "Create a host"),
-    "podcast": ("Create a podcast", "Create a podcast"),
+    "podcast": ("Pick or create a podcast", "Create a podcast"),
     "episode": ("Generate your first episode", "Generate your first episode"),
 }
 STEP_ICONS = {"hosts": "hosts", "podcast": "podcasts", "episode": "episodes"}
@@ -62,7 +62,7 @@ class FirstSteps(QFrame):
         self.setObjectName("first_steps")
         self.setAccessibleName("First steps")
         self.setStyleSheet(
-            "QFrame#first_steps { border: 1px solid palette(mid); border-radius: 4px; margin: 6px 8px 0 8px; }"
+            "QFrame#first_steps { border: 1px solid palette(mid); border-radius: 4px; margin: 6px 8px 2px 8px; }"
         )
         self.session: Session | None = None
         self.done: set[str] = set()
