@@ -145,7 +145,7 @@ async def test_the_sidebar_and_menus_carry_icons_that_follow_a_palette_change(
         app_palette.setPalette(palette)  # as the platform does when the system scheme changes
         base = palette.color(QPalette.ColorRole.Base)
         bottom = sidebar.viewport().height() - 5  # below the last row: the bare background
-        await until(lambda: sidebar.viewport().grab().toImage().pixelColor(5, bottom) == base)
+        await until(lambda b=bottom, c=base: sidebar.viewport().grab().toImage().pixelColor(5, b) == c)
         image, area = sidebar_icon_area(other_row)
         assert nearest(image, area, palette.color(QPalette.ColorRole.WindowText)) <= 24, name
         image, area = sidebar_icon_area(hosts_row)  # the selected row: drawn in the highlight's text colour
