@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QColor, QIcon, QImage, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMenu
 from pytestqt.qtbot import QtBot
 
 from castdeck.services.background import Background
@@ -151,4 +151,20 @@ async def test_the_sidebar_and_menus_carry_icons_that_follow_a_palette_change(
         image, area = sidebar_icon_area(hosts_row)  # the selected row: drawn in the highlight's text colour
         assert nearest(image, area, palette.color(QPalette.ColorRole.HighlightedText)) <= 24, name
         shot(window, name)
+
+        # the File menu, Refresh hovered: Fusion lights the item, and the icon turns with the text
+        assert QApplication.style().name() == "fusion"
+        menu = next(m for m in window.findChildren(QMenu) if m.title() == "&File")
+        menu.ensurePolished()  # drawn as it pops up (popping up grabs the keyboard: not offscreen)
+        menu.adjustSize()
+        refresh = window.actions_by_name["refresh"]
+        menu.setActiveAction(refresh)
+        grab = menu.grab().toImage()
+        row = menu.actionGeometry(refresh)
+        glyph = QRect(row.left(), row.top(), 30, row.height())
+        assert nearest(grab, glyph, palette.color(QPalette.ColorRole.HighlightedText)) <= 48, name
+        calm = menu.actionGeometry(window.actions_by_name["new"])
+        glyph = QRect(calm.left(), calm.top(), 30, calm.height())
+        assert nearest(grab, glyph, palette.color(QPalette.ColorRole.WindowText)) <= 48, name  # 16 px: thin
+        shot(menu, name.replace("app-icons", "menu-icons"))
     await quiet()  # the Hosts pane's first page

@@ -50,10 +50,10 @@ OPEN_PANES = {
 SIDEBAR_ICON_SIZE = QSize(18, 18)
 
 
-def pane_icon(title: str) -> QIcon:
+def pane_icon(title: str, *, menu: bool = False) -> QIcon:
     """A pane's icon: the one named like it ("Podcasts" -> ``podcasts``), or none."""
     name = title.lower()
-    return icons.icon(name) if name in icons.icon_names() else QIcon()
+    return icons.icon(name, menu=menu) if name in icons.icon_names() else QIcon()
 
 
 class MainWindow(QMainWindow):
@@ -336,7 +336,9 @@ class MainWindow(QMainWindow):
             self.actions_by_name[name] = act
             return act
 
-        icon = icons.icon
+        def icon(name: str) -> QIcon:
+            return icons.icon(name, menu=True)
+
         action("new", "&New item", QKeySequence.StandardKey.New, self._new_item, file_menu, icon("new"))
         action("refresh", "&Refresh", "F5", self._refresh, file_menu, icon("refresh"))
         action("filter", "&Filter", QKeySequence.StandardKey.Find, self._filter, file_menu, icon("search"))
@@ -348,7 +350,12 @@ class MainWindow(QMainWindow):
         for number, spec in enumerate(self._specs, start=1):
             shortcut = f"Ctrl+{number % 10}" if number <= 10 else None
             action(
-                f"go{number}", spec.title, shortcut, self._go_to(number - 1), go_menu, pane_icon(spec.title)
+                f"go{number}",
+                spec.title,
+                shortcut,
+                self._go_to(number - 1),
+                go_menu,
+                pane_icon(spec.title, menu=True),
             )
         toggle = self.jobs_dock.toggleViewAction()
         toggle.setShortcut(QKeySequence("Ctrl+J"))

@@ -48,11 +48,26 @@ def _renderer(name: str) -> QSvgRenderer:
     return renderer
 
 
-def tint(mode: QIcon.Mode, palette: QPalette | None = None) -> QColor:
-    """The colour an icon is drawn in for ``mode`` with ``palette`` (the application's by default)."""
+HIGHLIGHTED_MENU_STYLES = ("fusion", "windows")
+"""Styles that draw a hovered menu item in the highlight colour with the highlighted text colour
+(others, such as windows11 or Breeze, keep the text colour on a light hover)."""
+
+
+def _menu_hover_highlights() -> bool:
+    from PySide6.QtWidgets import QApplication
+
+    return isinstance(app := QApplication.instance(), QApplication) and (
+        app.style().name().lower() in HIGHLIGHTED_MENU_STYLES
+    )
+
+
+def tint(mode: QIcon.Mode, palette: QPalette | None = None, *, menu: bool = False) -> QColor:
+    """The colour an icon is drawn in for ``mode`` with ``palette`` (the application's by default).
+    A ``menu`` icon's Active mode (its item hovered) takes the hovered text's colour; elsewhere
+    Active is a focused button or a hovered tool button, drawn on the window's colours."""
     palette = palette or QGuiApplication.palette()
     role = QPalette.ColorRole
-    if mode == QIcon.Mode.Selected:
+    if mode == QIcon.Mode.Selected or (mode == QIcon.Mode.Active and menu and _menu_hover_highlights()):
         return palette.color(QPalette.ColorGroup.Active, role.HighlightedText)
     normal = palette.color(QPalette.ColorGroup.Active, role.WindowText)
     if mode == QIcon.Mode.Disabled:
@@ -88,12 +103,13 @@ def _render(name: str, color: QColor, size: QSize, ratio: float) -> QPixmap:
 class SvgIconEngine(QIconEngine):
     """Draws one of the icons in the current palette's colour for the mode asked."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, menu: bool = False) -> None:
         super().__init__()
         self.name = name
+        self.menu = menu
 
     def clone(self) -> QIconEngine:
-        return SvgIconEngine(self.name)
+        return SvgIconEngine(self.name, menu=self.menu)
 
     def key(self) -> str:
         return "castdeck-svg"
@@ -117,20 +133,21 @@ class SvgIconEngine(QIconEngine):
     def scaledPixmap(self, size: QSize, mode: QIcon.Mode, state: QIcon.State, scale: float) -> QPixmap:
         if size.isEmpty():
             return QPixmap()
-        return _render(self.name, tint(mode), size, scale)
+        return _render(self.name, tint(mode, menu=self.menu), size, scale)
 
     def paint(self, painter: QPainter, rect: QRect, mode: QIcon.Mode, state: QIcon.State) -> None:
         ratio = painter.device().devicePixelRatioF() if painter.device() is not None else 1.0
         side = min(rect.width(), rect.height())
         if side <= 0:
             return
-        pixmap = _render(self.name, tint(mode), QSize(side, side), ratio)
+        pixmap = _render(self.name, tint(mode, menu=self.menu), QSize(side, side), ratio)
         corner = rect.topLeft() + QPoint((rect.width() - side) // 2, (rect.height() - side) // 2)
         painter.drawPixmap(corner, pixmap)
 
 
-def icon(name: str, *, strict: bool = False) -> QIcon:
-    """The icon ``name`` (one of :func:`icon_names`), in the palette's text colour.
+def icon(name: str, *, menu: bool = False, strict: bool = False) -> QIcon:
+    """The icon ``name`` (one of :func:`icon_names`), in the palette's text colour; ``menu`` for an
+    action shown in menus (a hovered item's icon turns with its text).
 
     An unknown name raises KeyError with ``strict``; otherwise the app goes on with an empty icon,
     and says so in the log and as a Qt warning (which fails any GUI test that meets it)."""
@@ -141,7 +158,7 @@ def icon(name: str, *, strict: bool = False) -> QIcon:
         qWarning(f"castdeck: no icon named {name!r}")
         return QIcon()
     _follow_color_scheme()
-    return QIcon(SvgIconEngine(name))
+    return QIcon(SvgIconEngine(name, menu=menu))
 
 
 def palette_changed() -> None:
