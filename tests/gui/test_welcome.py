@@ -13,15 +13,18 @@ from PySide6.QtWidgets import QApplication, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from castdeck.app import CastdeckApp, build_parser
+from castdeck.services.background import Background
 from castdeck.services.profiles import KeyStore, Profile, ProfileStore
 from castdeck.services.session import ConnectionState
 from castdeck.services.tasks import tasks
+from castdeck.store.cache import Cache
 from castdeck.ui.connect_dialog import ConnectDialog
 from castdeck.ui.dialogs.generate_dialog import GenerateDialog
 from castdeck.ui.first_steps import GUIDE_DISMISSED
+from castdeck.ui.main_window import MainWindow
 from castdeck.ui.welcome import WELCOME_DONE, WelcomeDialog
 from tests.conftest import DEMO_KEY, RunningSandbox
-from tests.gui.conftest import until
+from tests.gui.conftest import open_session, quiet, settle, until
 from tests.gui.helpers import dark_palette
 
 PROMPT = "Why lighthouses were painted in stripes, told by two keepers over a cup of tea."
@@ -256,3 +259,28 @@ async def test_a_sandbox_that_cannot_start_is_said_in_the_welcome_and_the_choice
     finally:
         qt.setPalette(light)
         await app.shutdown()
+
+
+@pytest.mark.asyncio
+async def test_on_an_account_the_first_steps_tick_what_the_studio_already_has(
+    qtbot: QtBot, tmp_path: Path, sandbox: RunningSandbox, cache: Cache
+) -> None:
+    session = await open_session(sandbox.base_url, cache, name="Studio", sandbox=False)
+    background = Background(session, tmp_path / "background")
+    background.start()
+    try:
+        QSettings().setValue(WELCOME_DONE, True)
+        window = MainWindow(session, background, start_pane="Account")
+        qtbot.addWidget(window)
+        window.show()
+        assert window.offer_first_steps()
+        guide = window.first_steps
+        assert guide.buttons["hosts"].accessibleName() == "Step 1: Create a host"
+        # the demo studio has hosts, podcasts and episodes: one short read each ticks them
+        await until(lambda: all(b.accessibleDescription() == "done" for b in guide.buttons.values()))
+        assert guide.title.text() == "First steps — all done"
+        await quiet()
+    finally:
+        await settle()
+        await background.close()
+        await session.close()
