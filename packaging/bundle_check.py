@@ -9,7 +9,8 @@
   Python libraries it links (a Qt library left out by an exclusion would break a plugin that
   links it: Qt's FFmpeg media plugin links QtQuick and QtQml, for one).
 - The files looked up at run time are there: eSpeak NG's library and data, the TLS certificates,
-  the window icon, and the Qt plugins for windows, audio, SVG icons and images.
+  the window icon, the app's own icons (every SVG of src/castdeck/ui/icons), and the Qt plugins
+  for windows, audio, SVG icons and images.
 - None of the Qt modules, plugins, QML files or translations that are left out came in anyway.
 """
 
@@ -158,8 +159,9 @@ def _qt_plugins(internal: Path) -> Path:
     return internal / "PySide6" / "Qt" / "plugins"
 
 
-def required_files(folder: Path) -> list[tuple[str, list[Path]]]:
-    """(what, [paths of which one must exist]) for the files the app looks up at run time."""
+def required_files(folder: Path, src: Path | None = None) -> list[tuple[str, list[Path]]]:
+    """(what, [paths of which one must exist]) for the files the app looks up at run time; with
+    ``src`` (the castdeck package), each of its icons too."""
     _, internal = _layout(folder)
     data = folder / "Contents" / "Resources" if folder.suffix == ".app" else internal
     plugins = _qt_plugins(internal)
@@ -184,6 +186,8 @@ def required_files(folder: Path) -> list[tuple[str, list[Path]]]:
         ("Qt SVG image format", plugin("imageformats", "qsvg")),
         ("Qt JPEG image format (cover art)", plugin("imageformats", "qjpeg")),
     ]
+    for icon in bundle_contents.icon_files(src) if src is not None else []:
+        needed.append((f"app icon {icon.stem}", [data.joinpath(*bundle_contents.ICON_FOLDER, icon.name)]))
     if sys.platform == "linux":
         needed += [
             ("Qt Wayland plugin", plugin("platforms", "qwayland")),
@@ -307,7 +311,7 @@ def check_bundle(folder: Path, src: Path) -> list[str]:
     for name in sorted(imported_modules(src) - own - inside):
         if name not in OPTIONAL_IMPORTS and name not in sys.builtin_module_names:
             problems.append(f"{name} is imported by the app but not in the bundle")
-    for what, candidates in required_files(folder):
+    for what, candidates in required_files(folder, src):
         if not any(path.exists() for path in candidates):
             problems.append(f"{what} is missing ({candidates[0].relative_to(folder)})")
     problems += pyside_dependencies(folder, inside)

@@ -1,7 +1,8 @@
 """What goes into the bundle and what stays out.
 
-The app imports four Qt modules (QtCore, QtGui, QtWidgets, QtMultimedia), and PySide's
-QtMultimedia imports QtNetwork (its types use QtNetwork's); every other PySide6 module stays out, with its Qt libraries, plugins, QML files and translations. Some Qt libraries
+The app imports five Qt modules (QtCore, QtGui, QtWidgets, QtMultimedia, and QtSvg, which draws
+its icons), and PySide's QtMultimedia imports QtNetwork (its types use QtNetwork's); every other
+PySide6 module stays out, with its Qt libraries, plugins, QML files and translations. Some Qt libraries
 of unused modules are still needed: Qt's FFmpeg media plugin links QtQuick, QtQml and QtOpenGL,
 so those libraries ship (their Python modules and QML files do not). build.py checks the result
 (bundle_check.py): every module the app imports is inside and every library finds its Qt
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-USED_QT_MODULES = ("QtCore", "QtGui", "QtWidgets", "QtMultimedia", "QtNetwork")
+USED_QT_MODULES = ("QtCore", "QtGui", "QtWidgets", "QtMultimedia", "QtNetwork", "QtSvg")
 
 _UNUSED_QT = [
     "Qt3DAnimation",
@@ -57,7 +58,6 @@ _UNUSED_QT = [
     "QtSpatialAudio",
     "QtSql",
     "QtStateMachine",
-    "QtSvg",
     "QtSvgWidgets",
     "QtTest",
     "QtTextToSpeech",
@@ -155,3 +155,18 @@ def app_modules(src: Path) -> set[str]:
             parts.pop()
         names.add(".".join(parts))
     return names
+
+
+ICON_FOLDER = ("castdeck", "ui", "icons")
+"""Where the app's own icons are, inside the package (src/castdeck/ui/icons) and the bundle."""
+
+
+def icon_files(src: Path) -> list[Path]:
+    """The app's icon drawings (``src`` is the castdeck package)."""
+    return sorted(src.parent.joinpath(*ICON_FOLDER).glob("*.svg"))
+
+
+def icon_datas(src: Path) -> list[tuple[str, str]]:
+    """``(source, destination folder)`` pairs for the spec's datas: each icon where the package's
+    ``castdeck.ui.icons`` looks for it in the bundle (beside its module)."""
+    return [(str(path), "/".join(ICON_FOLDER)) for path in icon_files(src)]

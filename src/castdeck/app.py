@@ -1,6 +1,7 @@
 """The desktop app: QApplication, the qasync loop, the connection, the main window.
 
-castdeck                      the last used profile, or the connect dialog
+castdeck                      the last used profile; the welcome on the very first run; else the
+                              connect dialog
 castdeck --sandbox            the embedded sandbox as a child process, with the demo key
 castdeck --profile NAME       a saved profile
 CASTDECK_BASE_URL and CASTDECK_API_KEY override both.
@@ -23,7 +24,7 @@ from types import TracebackType
 from typing import Any
 
 import platformdirs
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -38,6 +39,7 @@ from castdeck.store.cache import Cache
 from castdeck.store.sqlite import StoreError
 from castdeck.ui.connect_dialog import ConnectDialog, Connection
 from castdeck.ui.main_window import MainWindow
+from castdeck.ui.welcome import SANDBOX_CHOSEN, WelcomeDialog, mark_welcome_done, welcome_done
 from castdeck.ui.widgets import run_dialog
 
 __all__ = ["CastdeckApp", "main", "user_data_dir"]
@@ -174,10 +176,7 @@ class CastdeckApp:
 
     async def _first_connection(self) -> Connection | None:
         if self.args.sandbox:
-            self.sandbox = SandboxProcess(self.args.data or self.data_dir / "sandbox", speed=self.args.speed)
-            url = await self.sandbox.start()
-            print(f"Castdeck sandbox running at {url}", flush=True)
-            return Connection(Profile("Sandbox", url, sandbox=True), SANDBOX_KEY, None, False)
+            return await self._start_sandbox()
         env = environment_profile()
         if env is not None:
             return Connection(env[0], env[1], None, False)
@@ -186,7 +185,44 @@ class CastdeckApp:
         key = self.keys.get(profile.name) if profile else None
         if profile is not None and key:
             return Connection(profile, key, None, True)
+        if not self.args.profile and not self.profiles.profiles():
+            if not welcome_done():
+                return await self._welcome()
+            if QSettings().value(SANDBOX_CHOSEN, False) in (True, "true"):
+                return await self._start_sandbox()  # chosen in the welcome, and no account since
         return await self._ask_connection()
+
+    async def _start_sandbox(self) -> Connection:
+        """The embedded sandbox as a child process (``--sandbox``, or the welcome's choice)."""
+        if self.sandbox is None:
+            self.sandbox = SandboxProcess(self.args.data or self.data_dir / "sandbox", speed=self.args.speed)
+        url = await self.sandbox.start()
+        print(f"Castdeck sandbox running at {url}", flush=True)
+        return Connection(Profile("Sandbox", url, sandbox=True), SANDBOX_KEY, None, False)
+
+    async def _welcome(self) -> Connection | None:
+        """The first run: the welcome, until the sandbox runs, an account is connected, or "Not now"
+        (None: the app ends, as when the connect dialog is cancelled). Cancelling the connect
+        dialog goes back to the welcome. Once left, it is never shown again."""
+        while True:
+            dialog = WelcomeDialog(self._start_sandbox)
+            result = await run_dialog(dialog)
+            choice, started = (dialog.choice if result else None), dialog.result_value
+            dialog.deleteLater()
+            if choice == "sandbox":
+                mark_welcome_done(sandbox=True)
+                assert isinstance(started, Connection)
+                return started
+            if choice is None:
+                mark_welcome_done()
+                if self.sandbox is not None:  # "Not now" while the sandbox was starting
+                    await self.sandbox.stop()
+                    self.sandbox = None
+                return None
+            connection = await self._ask_connection()
+            if connection is not None:
+                mark_welcome_done()
+                return connection
 
     async def _ask_connection(self) -> Connection | None:
         dialog = ConnectDialog(self.profiles, self.keys, self.window)
@@ -223,6 +259,8 @@ class CastdeckApp:
         if os.environ.get(STARTUP_PROBE):
             self._probe_first_paint(self.window.current_pane())
         self.window.show()
+        if welcome_done():
+            self.window.offer_first_steps()  # until dismissed, after the first-run welcome
         tasks.start(self.session.start(), on_error=self._connect_failed, name="connect")
         assert self.background is not None
         self.background.start()

@@ -44,6 +44,9 @@ def test_the_built_app_passes_the_check(downloaded_app: DownloadedApp) -> None:
         ("certifi/cacert.pem", "TLS certificates (certifi) is missing"),
         ("PySide6/Qt/plugins/multimedia/libffmpegmediaplugin.so", "Qt FFmpeg media plugin"),
         ("PySide6/Qt/plugins/platforms/libqxcb.so", "Qt window plugin is missing"),
+        # the app's own icons (sidebar, menus) and the module that draws them
+        ("castdeck/ui/icons/podcasts.svg", "app icon podcasts is missing"),
+        ("PySide6/QtSvg.abi3.so", "PySide6.QtSvg is imported by the app"),
     ],
 )
 def test_the_check_names_a_missing_part(

@@ -125,6 +125,7 @@ def test_the_downloaded_app_starts_its_sandbox_speaks_plays_and_quits(
     log = Path(env["XDG_DATA_HOME"]) / "castdeck" / "castdeck.log"
     assert log.is_file()
     assert "unexpected error" not in log.read_text(encoding="utf-8"), log.read_text(encoding="utf-8")
+    assert "no icon named" not in log.read_text(encoding="utf-8")  # the app's icons are in the bundle
     errors = (tmp_path / "castdeck.stderr").read_text(encoding="utf-8", errors="replace")
     assert "Traceback" not in errors, errors
 

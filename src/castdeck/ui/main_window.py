@@ -6,8 +6,8 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QByteArray, QEvent, QSettings, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QHBoxLayout,
@@ -25,6 +25,8 @@ from castdeck.services.background import Background
 from castdeck.services.session import Session
 from castdeck.services.tasks import close_owned
 
+from . import icons
+from .first_steps import FirstSteps
 from .jobs.notifier import Notifier
 from .jobs.panel import JobsPanel
 from .pane import ResourcePane
@@ -44,6 +46,14 @@ OPEN_PANES = {
     "podcast_analytics": "Analytics",
 }
 """Which pane shows an item of each kind (a job card's or a pane's "Open")."""
+
+SIDEBAR_ICON_SIZE = QSize(18, 18)
+
+
+def pane_icon(title: str, *, menu: bool = False) -> QIcon:
+    """A pane's icon: the one named like it ("Podcasts" -> ``podcasts``), or none."""
+    name = title.lower()
+    return icons.icon(name, menu=menu) if name in icons.icon_names() else QIcon()
 
 
 class MainWindow(QMainWindow):
@@ -94,6 +104,9 @@ class MainWindow(QMainWindow):
         self.recover_button.clicked.connect(lambda: self.show_pane("Scripts"))
         self.banner.button_row.insertWidget(1, self.recover_button)
         self.recover_button.hide()
+        self.first_steps = FirstSteps(central)
+        self.first_steps.stepRequested.connect(self.take_first_step)
+        outer.addWidget(self.first_steps)
 
         body = QHBoxLayout()
         body.setContentsMargins(0, 0, 0, 0)
@@ -103,6 +116,7 @@ class MainWindow(QMainWindow):
         self.sidebar.setAccessibleName("Navigation")
         self.sidebar.setFixedWidth(180)
         self.sidebar.setSpacing(1)
+        self.sidebar.setIconSize(SIDEBAR_ICON_SIZE)
         self.sidebar.setStyleSheet("QListWidget#sidebar { border: none; padding-top: 6px; font-size: 11pt; }"
                                    "QListWidget#sidebar::item { padding: 6px 10px; }")  # fmt: skip
         self.stack = QStackedWidget(central)
@@ -149,12 +163,13 @@ class MainWindow(QMainWindow):
         for number, spec in enumerate(self._specs, start=1):
             self.stack.addWidget(QWidget(self.stack))  # the pane itself is built when first shown
             shortcut = f"Ctrl+{number % 10}" if number <= 10 else ""
-            item = QListWidgetItem(spec.title)
+            item = QListWidgetItem(pane_icon(spec.title), spec.title)
             item.setToolTip(f"{spec.title} ({shortcut})" if shortcut else spec.title)
             item.setData(Qt.ItemDataRole.AccessibleTextRole, spec.title)
             self.sidebar.addItem(item)
         self.status.bind(session)
         self.bind_background(background)
+        self.first_steps.bind(session)
         sandbox = session.profile.sandbox
         self.sandbox_strip.setVisible(sandbox)
         self.sandbox_strip.setText(
@@ -205,6 +220,27 @@ class MainWindow(QMainWindow):
         """A generation was just started: show where it can be followed."""
         if entry.state == "pending" and entry.attempts == 0:
             self.jobs_dock.show()
+            if entry.kind in ("episode_generate", "episode_import"):
+                self.first_steps.generation_started()
+
+    # --- first steps ----------------------------------------------------------------------------------------
+
+    def offer_first_steps(self) -> bool:
+        """Show the first-steps strip (after the first-run welcome) unless it was dismissed."""
+        return self.first_steps.offer()
+
+    def take_first_step(self, step: str) -> None:
+        """A first step's button: its pane; the last one also opens the generate dialog."""
+        if step == "hosts":
+            self.show_pane("Hosts")
+        elif step == "podcast":
+            self.show_pane("Podcasts")
+        elif step == "episode":
+            pane = self.show_pane("Episodes")
+            button = getattr(pane, "generate_button", None)
+            generate = getattr(pane, "generate", None)
+            if callable(generate) and button is not None and button.isEnabled():
+                generate()
 
     def open_item(self, kind: str, resource_id: str) -> None:
         """A job card's or a pane's "Open": the pane for ``kind``, with the item selected (read from
@@ -272,6 +308,7 @@ class MainWindow(QMainWindow):
             pane = self._pane_at(row)
             self.stack.setCurrentIndex(row)
             QSettings().setValue("window/last_pane", self._specs[row].title)
+            self.first_steps.pane_shown(self._specs[row].title)
             activate = getattr(pane, "activate", None)
             if callable(activate):
                 activate()
@@ -286,8 +323,10 @@ class MainWindow(QMainWindow):
         self.actions_by_name: dict[str, QAction] = {}
 
         def action(name: str, text: str, shortcut: QKeySequence | QKeySequence.StandardKey | str | None,
-                   slot: Callable[[], Any], menu_: Any) -> QAction:  # fmt: skip
+                   slot: Callable[[], Any], menu_: Any, glyph: QIcon | None = None) -> QAction:  # fmt: skip
             act = QAction(text, self)
+            if glyph is not None:
+                act.setIcon(glyph)
             if shortcut:
                 act.setShortcut(QKeySequence(shortcut))
             act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
@@ -297,20 +336,30 @@ class MainWindow(QMainWindow):
             self.actions_by_name[name] = act
             return act
 
-        action("new", "&New item", QKeySequence.StandardKey.New, self._new_item, file_menu)
-        action("refresh", "&Refresh", "F5", self._refresh, file_menu)
-        action("filter", "&Filter", QKeySequence.StandardKey.Find, self._filter, file_menu)
+        def icon(name: str) -> QIcon:
+            return icons.icon(name, menu=True)
+
+        action("new", "&New item", QKeySequence.StandardKey.New, self._new_item, file_menu, icon("new"))
+        action("refresh", "&Refresh", "F5", self._refresh, file_menu, icon("refresh"))
+        action("filter", "&Filter", QKeySequence.StandardKey.Find, self._filter, file_menu, icon("search"))
         file_menu.addSeparator()
-        action(
-            "switch_profile", "Switch &profile…", "Ctrl+Shift+P", self.switchProfileRequested.emit, file_menu
-        )
+        action("switch_profile", "Switch &profile…", "Ctrl+Shift+P", self.switchProfileRequested.emit,
+               file_menu, icon("account"))  # fmt: skip
         file_menu.addSeparator()
         action("quit", "&Quit", QKeySequence.StandardKey.Quit, self.close, file_menu)
         for number, spec in enumerate(self._specs, start=1):
             shortcut = f"Ctrl+{number % 10}" if number <= 10 else None
-            action(f"go{number}", spec.title, shortcut, self._go_to(number - 1), go_menu)
+            action(
+                f"go{number}",
+                spec.title,
+                shortcut,
+                self._go_to(number - 1),
+                go_menu,
+                pane_icon(spec.title, menu=True),
+            )
         toggle = self.jobs_dock.toggleViewAction()
         toggle.setShortcut(QKeySequence("Ctrl+J"))
+        toggle.setIcon(icon("jobs"))
         view_menu.addAction(toggle)
 
     def _go_to(self, row: int) -> Callable[[], None]:
@@ -355,6 +404,16 @@ class MainWindow(QMainWindow):
     def close_work(self) -> None:
         """End the work of every pane, dialog and the Jobs dock (the window is closing)."""
         close_owned(self)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in (QEvent.Type.ApplicationPaletteChange, QEvent.Type.PaletteChange):
+            # The icons draw in the palette's colours at paint time: forget the old colours' pixmaps.
+            icons.palette_changed()
+            # A widget with a style sheet keeps the palette it had when the sheet was set (Qt does
+            # not polish it again): set the sheets again so the sidebar and the guide turn too.
+            for styled in (self.sidebar, self.first_steps):
+                styled.setStyleSheet(styled.styleSheet())
+        super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.close_work()
