@@ -141,7 +141,7 @@ async def test_a_dark_system_palette_reaches_every_part(
         await until(lambda: 1 <= pane.proxy.rowCount() < 10)
         await quiet()
         image = window.grab().toImage()
-        for widget in (window.sidebar, pane.table.viewport(), pane.details):
+        for widget in (window.sidebar, pane.table.viewport(), pane.details_scroll.viewport()):
             point = widget.mapTo(window, widget.rect().bottomLeft()) + QPoint(4, -4)
             assert image.pixelColor(point).lightness() < 80, type(
                 widget
