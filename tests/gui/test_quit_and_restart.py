@@ -88,6 +88,9 @@ async def test_drop_generate_quit_restart_and_everything_finishes_once(
         # quit while the first file is on its way and the generations have just been accepted
         await until(lambda: any(i.state == "uploading" and i.sent > 0 for i in background.uploads.items()))
         await until(lambda: sum(e.state == "sent" for e in background.outbox.entries()) == 3)
+        # "sent" is read from the store, which the disk thread writes a moment before the outbox
+        # hands the job to the tracker: wait for the tracker's three jobs as well
+        await until(lambda: len(background.jobs.jobs()) == 3)
         states = sorted(i.state for i in background.uploads.items())
         assert states == ["queued"] * (DOCUMENTS - 1) + ["uploading"], states
         jobs = background.jobs.jobs()
