@@ -325,6 +325,20 @@ class EpisodesPane(PicturedPane):
         podcast = self.names.get("podcast", item.podcast_id)
         return getattr(podcast, "image_url", None) or None
 
+    def card_subtitle(self, item: Episode) -> str:
+        """Under a card's title: its state and the day that matters (published, or created)."""
+        published = _published_or_scheduled(item)
+        if _generating(item):
+            state = "Generating"
+        elif item.status == "scheduled" and published:
+            state = f"Scheduled {published}"
+        elif item.status == "published" and published:
+            return f"Published {published}"
+        else:
+            state = (item.status or "draft").capitalize()
+        day = _day(item.created_at)
+        return f"{state} · {day}" if day else state
+
     def on_write_state(self, reason: str | None) -> None:
         replacer = getattr(self, "cover_replacer", None)
         if replacer is not None:

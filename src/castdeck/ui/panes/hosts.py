@@ -128,6 +128,9 @@ class HostsPane(PicturedPane):
     def card_title(self, item: Host) -> str:
         return item.name or item.id
 
+    def card_subtitle(self, item: Host) -> str:
+        return item.title or ""
+
     def show_item(self, item: Host) -> None:
         self.show_cover(item)
         extra = item.model_extra or {}

@@ -155,6 +155,12 @@ class PodcastsPane(PicturedPane):
     async def fetch_item(self, item: Podcast) -> Podcast:
         return await self.session.call(lambda c: c.podcasts.get(item.id))
 
+    def card_subtitle(self, item: Podcast) -> str:
+        count = item.episode_count
+        episodes = "" if count is None else f"{count:,} episode{'' if count == 1 else 's'}"
+        visibility = (item.visibility or "").capitalize()
+        return " · ".join(part for part in (visibility, episodes) if part)
+
     def show_item(self, item: Podcast) -> None:
         self.names.load("host")
         public = item.visibility in ("public", "unlisted")
