@@ -15,8 +15,8 @@ from PySide6.QtCore import QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QPainter, QPainterPath, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from .cover_delegate import draw_picture
 from .pictures import PictureBook
-from .placeholder import placeholder_tile
 
 __all__ = ["PICTURE_SUFFIXES", "CoverView"]
 
@@ -115,14 +115,8 @@ class CoverView(QWidget):
         radius = self.side / 14
         clip = QPainterPath()
         clip.addRoundedRect(rect, radius, radius)
-        picture = self.current()
-        if picture is not None:
-            painter.setClipPath(clip)
-            painter.drawPixmap(rect.toRect(), picture)
-            painter.setClipping(False)
-        else:
-            painter.drawPixmap(0, 0, placeholder_tile(self._title, self._seed or self._title, self.side,
-                                                      ratio=self.devicePixelRatioF()))  # fmt: skip
+        draw_picture(painter, rect.toRect(), self.current(), self._seed or self._title, self._title,
+                     self.devicePixelRatioF())  # fmt: skip
         if self._busy or self._hovering:
             painter.setOpacity(0.55)
             painter.fillPath(clip, Qt.GlobalColor.black)

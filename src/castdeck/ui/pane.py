@@ -5,6 +5,13 @@ filter box (Ctrl+F), server-side filter controls where a subclass adds them, a "
 (Ctrl+N), refresh (F5), an error banner, and an offline banner when it shows cached data. Write
 actions registered with :meth:`ResourcePane.writes` are disabled with the reason while the service
 cannot be reached or refuses the key.
+
+Panes with ``cards`` also show their rows as cards with pictures (Table/Cards in the header,
+Ctrl+Shift+V); panes with ``pictures`` show a small picture in the table's first column. Pictures
+come from the hooks :meth:`ResourcePane.picture`, :meth:`~ResourcePane.picture_text`,
+:meth:`~ResourcePane.card_title` and :meth:`~ResourcePane.card_subtitle`; a subclass calls
+:meth:`~ResourcePane.pictures_changed` when pictures arrive. An empty list shows what the pane is for
+and the next step (see :mod:`castdeck.ui.pane_views`).
 """
 
 from __future__ import annotations
@@ -15,12 +22,12 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from PySide6.QtCore import QItemSelection, Qt, QTimer, Signal
+from PySide6.QtCore import QItemSelection, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
     QDialog,
-    QFormLayout,
     QFrame,
     QHBoxLayout,
     QHeaderView,
@@ -30,6 +37,7 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSplitter,
     QTableView,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -39,197 +47,16 @@ from castdeck.services.listing import ListFeed
 from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
 
-from .flow_layout import FlowLayout, flow_policy
+from .card_view import CardView
+from .details_panel import DetailsPanel, link_label
+from .empty_state import EmptyState
+from .pane_views import CARD_KINDS, PICTURE_KINDS, PaneViews
 from .resource_model import Column, ResourceFilterProxy, ResourceTableModel
-from .widgets import Banner, SafeTextBrowser, alive, heading_label, open_web_link
+from .widgets import Banner, alive, heading_label
 
 __all__ = ["DetailsPanel", "ResourcePane", "link_label"]
 
 D = TypeVar("D", bound=QDialog)
-
-
-def link_label(url: str | None, text: str | None = None) -> QLabel:
-    """A label holding a web link that opens in the browser (only http and https)."""
-    label = QLabel()
-    if url:
-        shown = (text or url).replace("&", "&amp;").replace("<", "&lt;")
-        safe = url.replace('"', "%22")
-        label.setText(f'<a href="{safe}">{shown}</a>')
-        label.setTextFormat(Qt.TextFormat.RichText)
-        label.setOpenExternalLinks(False)
-        label.linkActivated.connect(open_web_link)
-        label.setAccessibleName(text or url)
-        label.setToolTip(url)
-    else:
-        label.setText("—")
-    return label
-
-
-class DetailsPanel(QWidget):
-    """The right side of a pane: a heading, rows of facts, actions, and optional rich text."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setAccessibleName("Details")
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(12, 8, 12, 8)
-        self.heading = QLabel(self)
-        self.heading.setWordWrap(True)
-        self.heading.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        font = self.heading.font()
-        font.setPointSizeF(font.pointSizeF() * 1.35)
-        font.setBold(True)
-        self.heading.setFont(font)
-        self.heading.setAccessibleName("Title")
-        self.heading.setTextFormat(Qt.TextFormat.PlainText)
-        outer.addWidget(self.heading)
-        self.note = QLabel(self)
-        self.note.setWordWrap(True)
-        self.note.setAccessibleName("Note")
-        self.note.setTextFormat(Qt.TextFormat.PlainText)
-        self.note.hide()
-        outer.addWidget(self.note)
-        self.actions_box = QWidget(self)  # the item's actions: they wrap onto a second row when narrow
-        self.actions_box.setAccessibleName("Actions")
-        flow_policy(self.actions_box)
-        self.actions_row = FlowLayout(self.actions_box)
-        outer.addWidget(self.actions_box)
-        self.form = QFormLayout()
-        self.form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
-        outer.addLayout(self.form)
-        self.sections = QVBoxLayout()  # a pane's own parts below the facts (an episode's analytics)
-        outer.addLayout(self.sections)
-        self.text_heading = QLabel(self)
-        self.text_heading.setStyleSheet("font-weight: bold;")
-        outer.addWidget(self.text_heading)
-        self.text = SafeTextBrowser(self)
-        self.text.setAccessibleName("Description")
-        self.text.setMinimumHeight(160)
-        outer.addWidget(self.text, 1)
-        self.placeholder = QLabel("Select a row to see its details.", self)
-        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.placeholder.setStyleSheet("color: palette(mid);")
-        outer.addWidget(self.placeholder)
-        outer.addStretch(1)
-        self._outer = outer
-        self._picture: QWidget | None = None
-        self.clear()
-
-    def _text_takes_space(self, yes: bool) -> None:
-        self._outer.setStretchFactor(self.text, 1 if yes else 0)
-        self._outer.setStretch(self._outer.count() - 1, 0 if yes else 1)
-
-    def add_picture(self, widget: QWidget) -> None:
-        """A picture above the heading (a cover), shown with the next item's facts and hidden when
-        the details are cleared."""
-        widget.setParent(self)
-        self._outer.insertWidget(0, widget, 0, Qt.AlignmentFlag.AlignLeft)
-        self._picture = widget
-        widget.hide()
-
-    def add_section(self, widget: QWidget) -> None:
-        """A part of the details below the facts that the pane keeps and fills itself; hidden when
-        the details are cleared (the pane shows it again with the next item)."""
-        widget.setParent(self)
-        self.sections.addWidget(widget)
-
-    def clear(self) -> None:
-        self.heading.setText("")
-        if self._picture is not None:
-            self._picture.hide()
-        self.note.hide()
-        for index in range(self.sections.count()):
-            item = self.sections.itemAt(index)
-            section = item.widget() if item is not None else None
-            if section is not None:
-                section.hide()
-        while self.form.rowCount():
-            self.form.removeRow(0)
-        self._clear_actions()
-        self.text_heading.hide()
-        self.text.hide()
-        self.placeholder.show()
-        self._text_takes_space(False)
-
-    def _clear_actions(self) -> None:
-        while self.actions_row.count():
-            item = self.actions_row.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.hide()
-                widget.setParent(None)
-
-    def show_facts(
-        self,
-        heading: str,
-        rows: list[tuple[str, Any]],
-        *,
-        text: str | None = None,
-        text_heading: str = "Description",
-        note: str | None = None,
-        note_kind: str = "info",
-    ) -> None:
-        self.placeholder.hide()
-        if self._picture is not None:
-            self._picture.show()
-        self.heading.setText(heading or "(untitled)")
-        if note:
-            colors = {"error": "#c62828", "warning": "#b26a00", "info": "palette(text)"}
-            self.note.setStyleSheet(f"color: {colors.get(note_kind, 'palette(text)')};")
-            self.note.setText(note)
-            self.note.show()
-        else:
-            self.note.hide()
-        while self.form.rowCount():
-            self.form.removeRow(0)
-        for label, value in rows:
-            if isinstance(value, QWidget):
-                self.form.addRow(label, value)
-                value.show()
-            else:
-                shown = QLabel("—" if value in (None, "", []) else str(value))
-                shown.setTextFormat(Qt.TextFormat.PlainText)
-                shown.setWordWrap(True)
-                shown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-                shown.setAccessibleName(label)
-                self.form.addRow(label, shown)
-                shown.show()
-        for row in range(self.form.rowCount()):  # show now, not a loop turn later (screenshots, tests)
-            for role in (QFormLayout.ItemRole.LabelRole, QFormLayout.ItemRole.FieldRole):
-                item = self.form.itemAt(row, role)
-                widget = item.widget() if item is not None else None
-                if widget is not None:
-                    widget.show()
-        if text is not None:
-            self.text.setPlaceholderText(f"No {text_heading.lower()}.")
-            self.text_heading.setText(text_heading)
-            self.text_heading.show()
-            self.text.set_service_text(text)
-            self.text.show()
-            self._text_takes_space(True)
-        else:
-            self.text_heading.hide()
-            self.text.hide()
-            self._text_takes_space(False)
-
-    def set_actions(self, buttons: list[QAbstractButton]) -> None:
-        self._clear_actions()
-        for button in buttons:
-            button.setParent(self.actions_box)
-            self.actions_row.addWidget(button)
-            button.show()
-        self.actions_row.invalidate()
-
-    def value_of(self, label: str) -> str | None:
-        """The text shown for a fact (tests)."""
-        for row in range(self.form.rowCount()):
-            item = self.form.itemAt(row, QFormLayout.ItemRole.LabelRole)
-            shown = item.widget() if item is not None else None
-            if isinstance(shown, QLabel) and shown.text() == label:
-                field_item = self.form.itemAt(row, QFormLayout.ItemRole.FieldRole)
-                field = field_item.widget() if field_item is not None else None
-                return field.text() if isinstance(field, QLabel) else None
-        return None
 
 
 class ResourcePane(QWidget):
@@ -243,6 +70,10 @@ class ResourcePane(QWidget):
     """The dialog the pane opened last (see :meth:`open_dialog`)."""
     page_size = 100
     """Rows per request (the service allows 1..100); tests lower it to exercise paging."""
+    cards = False
+    """The pane offers a card view beside its table (also when its ``kind`` is in ``CARD_KINDS``)."""
+    pictures = False
+    """The table shows each row's picture before the first column's text (also for ``PICTURE_KINDS``)."""
     selectionChangedItem = Signal(object)
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
@@ -264,6 +95,9 @@ class ResourcePane(QWidget):
         self.filters = QHBoxLayout()
         header.addLayout(self.filters)
         header.addStretch(1)
+        self.cards = bool(self.cards or self.kind in CARD_KINDS)
+        self.pictures = bool(self.pictures or self.kind in PICTURE_KINDS)
+        view_switch_at = header.count()
         self.filter_edit = QLineEdit(self)
         self.filter_edit.setPlaceholderText("Filter (Ctrl+F)")
         self.filter_edit.setAccessibleName(f"Filter {self.title}")
@@ -315,12 +149,20 @@ class ResourcePane(QWidget):
         self.table.horizontalHeader().setHighlightSections(False)
         self.table.setWordWrap(False)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.views = PaneViews(self, self.table, cards=self.cards, pictures=self.pictures)
+        """The table, the cards and the empty state in one stack, and the switch between them."""
+        self.view_stack = self.views.stack
+        self.empty_state: EmptyState = self.views.empty
+        self.writes(self.empty_state.button)
+        if self.views.switch is not None:
+            header.insertWidget(view_switch_at, self.views.switch)
+            header.insertSpacing(view_switch_at + 1, 6)
         self.details_scroll = QScrollArea(self.splitter)
         self.details_scroll.setWidgetResizable(True)
         self.details_scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.details = DetailsPanel()
         self.details_scroll.setWidget(self.details)
-        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(self.view_stack)
         self.splitter.addWidget(self.details_scroll)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
@@ -344,6 +186,7 @@ class ResourcePane(QWidget):
         session.stateChanged.connect(self._state_changed)
         session.reconnected.connect(self._reconnected)
         self._state_changed()
+        self.views.restore()
 
     # --- for subclasses ------------------------------------------------------------------------------------
 
@@ -363,6 +206,65 @@ class ResourcePane(QWidget):
 
     def new_item(self) -> None:
         """Ctrl+N: open the create dialog (panes that can create override this)."""
+
+    def server_filters_active(self) -> bool:
+        """Whether filters the service applies (a podcast, a status) narrow the list: an empty list
+        then says so. By default, any value of a subclass's ``filter_values()``."""
+        values = getattr(self, "filter_values", None)
+        return callable(values) and any(values().values())
+
+    # --- pictures (cards and the table's first column) -----------------------------------------------------
+
+    def picture(self, item: Any, size: QSize) -> QPixmap | None:
+        """The item's picture scaled to ``size`` (device-independent pixels; for sharp pictures on
+        high-density screens, a pixmap of ``size`` times the ratio with ``setDevicePixelRatio``), or
+        ``None`` while it loads or when there is none: a placeholder tile is drawn then. Called on
+        every paint of the item: return a kept pixmap, never load or scale here."""
+        return None
+
+    def picture_text(self, item: Any) -> str:
+        """The text alternative of the item's picture (the card's accessible description)."""
+        return f"Cover of {self.card_title(item)}"
+
+    def card_title(self, item: Any) -> str:
+        return str(getattr(item, "title", None) or getattr(item, "name", None) or "(untitled)")
+
+    def card_subtitle(self, item: Any) -> str:
+        return ""
+
+    def pictures_changed(self) -> None:
+        """Pictures arrived: repaint what the views show (nothing more)."""
+        self.views.repaint_pictures()
+
+    # --- table and cards -----------------------------------------------------------------------------------
+
+    @property
+    def view_mode(self) -> str:
+        """``"table"`` or ``"cards"``: the view the user chose."""
+        return self.views.mode
+
+    @property
+    def cards_view(self) -> CardView | None:
+        """The card view, once it was first shown (``None`` before, and in panes without cards)."""
+        return self.views.cards_view
+
+    @property
+    def table_button(self) -> QToolButton | None:
+        """The header's "Table" switch (``None`` in panes without cards)."""
+        return self.views.table_button
+
+    @property
+    def cards_button(self) -> QToolButton | None:
+        """The header's "Cards" switch (``None`` in panes without cards)."""
+        return self.views.cards_button
+
+    def set_view(self, mode: str, *, remember: bool = True) -> None:
+        """Show ``"table"`` or ``"cards"``; ``remember`` keeps the choice for this pane."""
+        self.views.set_view(mode, remember=remember)
+
+    def toggle_view(self) -> None:
+        """Ctrl+Shift+V: the other view."""
+        self.views.toggle()
 
     # --- shared behaviour ----------------------------------------------------------------------------------
 
@@ -427,7 +329,7 @@ class ResourcePane(QWidget):
         if not index.isValid():
             return False
         self.table.selectRow(index.row())
-        self.table.scrollTo(index)
+        self.views.scroll_to(index)
         return True
 
     def reveal(self, item_id: str) -> None:

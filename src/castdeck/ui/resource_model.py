@@ -29,10 +29,31 @@ from castdeck.api import CastdeckError
 from castdeck.services.listing import ListFeed
 from castdeck.services.tasks import tasks
 
-__all__ = ["Column", "ResourceFilterProxy", "ResourceTableModel", "format_time"]
+__all__ = [
+    "DESCRIPTION_ROLE",
+    "ITEM_ROLE",
+    "SORT_ROLE",
+    "Column",
+    "ResourceFilterProxy",
+    "ResourceTableModel",
+    "format_time",
+]
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 ITEM_ROLE = Qt.ItemDataRole.UserRole
+DESCRIPTION_ROLE = Qt.ItemDataRole.AccessibleDescriptionRole
+_ROLES = frozenset(
+    int(role)
+    for role in (
+        Qt.ItemDataRole.DisplayRole,
+        SORT_ROLE,
+        ITEM_ROLE,
+        Qt.ItemDataRole.ToolTipRole,
+        Qt.ItemDataRole.TextAlignmentRole,
+        DESCRIPTION_ROLE,
+    )
+)
+"""The roles ``data`` answers; views ask many more (fonts, colours, check states) on every paint."""
 AnyIndex = QModelIndex | QPersistentModelIndex
 
 
@@ -75,6 +96,8 @@ class ResourceTableModel(QAbstractTableModel):
         self._has_more = False
         self.offline = False
         self.cached_at: float | None = None
+        self.describe: Callable[[Any], str] | None = None
+        """The text alternative of a row's picture (its accessible description, first column)."""
 
     # --- Qt model interface --------------------------------------------------------------------------------
 
@@ -85,7 +108,7 @@ class ResourceTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._columns)
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not (0 <= index.row() < len(self._items)):
+        if role not in _ROLES or not index.isValid() or not (0 <= index.row() < len(self._items)):
             return None
         item = self._items[index.row()]
         column = self._columns[index.column()]
@@ -101,6 +124,8 @@ class ResourceTableModel(QAbstractTableModel):
             return column.tooltip(item)
         if role == Qt.ItemDataRole.TextAlignmentRole and column.align_right:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == DESCRIPTION_ROLE and self.describe is not None and index.column() == 0:
+            return self.describe(item)
         return None
 
     def headerData(

@@ -1,0 +1,211 @@
+"""Pictures of list items (cover art, thumbnails): the placeholder tile, the drawing of a picture
+into a rounded square, and the delegate that puts a small picture before the text of a table's
+first column.
+
+A pane supplies the pictures through its hooks (:class:`PictureSource`): ``picture(item, size)``
+returns a ready pixmap or ``None`` while it loads or when there is none; then a placeholder tile is
+drawn: a muted colour chosen from the item's id with the title's initials. Placeholder pixmaps are
+rendered once per (initials, colour, size, device pixel ratio) and kept, so painting a row or a
+card never renders text into a pixmap again.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections import OrderedDict
+from typing import Any, Protocol
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPixmap
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QWidget,
+)
+
+from .resource_model import ITEM_ROLE
+
+__all__ = [
+    "PLACEHOLDER_COLORS",
+    "CoverDelegate",
+    "PictureSource",
+    "draw_picture",
+    "initials",
+    "placeholder_color",
+    "placeholder_pixmap",
+]
+
+AnyIndex = QModelIndex | QPersistentModelIndex
+
+PLACEHOLDER_COLORS = tuple(
+    QColor(value)
+    for value in (
+        "#5b7db1",  # slate blue
+        "#4f8f7a",  # sage
+        "#b0704f",  # clay
+        "#8467a6",  # lavender
+        "#3f8c99",  # teal
+        "#a85d74",  # rose
+        "#6f8547",  # olive
+        "#a7812f",  # ochre
+        "#5d7486",  # steel
+        "#8d6452",  # walnut
+        "#6270b3",  # indigo
+        "#4c8a55",  # fern
+    )
+)
+"""Muted, mid-light hues: they stand out from a white and from a dark background alike, and white
+initials on them keep a contrast of 3:1 or more (large text)."""
+
+PLACEHOLDER_TEXT = QColor("#ffffff")
+_ARTICLES = {"the", "a", "an"}
+_CACHE_LIMIT = 512
+_tiles: OrderedDict[tuple[str, int, int, float], QPixmap] = OrderedDict()
+
+
+class PictureSource(Protocol):
+    """What a delegate asks the pane for (the picture hooks of ``ResourcePane``)."""
+
+    def picture(self, item: Any, size: QSize) -> QPixmap | None: ...
+
+    def picture_text(self, item: Any) -> str: ...
+
+    def card_title(self, item: Any) -> str: ...
+
+    def card_subtitle(self, item: Any) -> str: ...
+
+
+def placeholder_color(item_id: object) -> QColor:
+    """The tile colour of an item: always the same for the same id."""
+    key = str(item_id or "").encode("utf-8")
+    return QColor(PLACEHOLDER_COLORS[zlib.crc32(key) % len(PLACEHOLDER_COLORS)])
+
+
+def initials(title: str) -> str:
+    """Up to two letters for a title ("The Curious Current" -> "CC", "Tides 101" -> "T")."""
+    words = re.findall(r"\w+", title or "")
+    if len(words) > 1 and words[0].lower() in _ARTICLES:
+        words = words[1:]
+    lettered = [word for word in words if word[0].isalpha()] or words
+    return "".join(word[0] for word in lettered[:2]).upper() or "?"
+
+
+def _radius(side: int) -> float:
+    return max(3.0, side * 0.08)
+
+
+def placeholder_pixmap(letters: str, color: QColor, side: int, ratio: float) -> QPixmap:
+    """A rounded tile of ``color`` with ``letters`` in large type, ``side`` logical pixels square."""
+    key = (letters, color.rgba(), side, ratio)
+    cached = _tiles.get(key)
+    if cached is not None:
+        _tiles.move_to_end(key)
+        return cached
+    pixels = max(1, round(side * ratio))
+    pixmap = QPixmap(pixels, pixels)
+    pixmap.setDevicePixelRatio(ratio)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(color)
+    radius = _radius(side)
+    painter.drawRoundedRect(QRectF(0, 0, side, side), radius, radius)
+    font = QFont(QApplication.font())
+    scale = 0.34 if side < 64 else 0.28  # small tiles need the letters relatively larger
+    font.setPixelSize(max(6, round(side * (scale * 1.2 if len(letters) < 2 else scale))))
+    font.setWeight(QFont.Weight.DemiBold)
+    painter.setFont(font)
+    painter.setPen(PLACEHOLDER_TEXT)
+    painter.drawText(QRectF(0, 0, side, side), Qt.AlignmentFlag.AlignCenter, letters)
+    painter.end()
+    _tiles[key] = pixmap
+    if len(_tiles) > _CACHE_LIMIT:
+        _tiles.popitem(last=False)
+    return pixmap
+
+
+def draw_picture(
+    painter: QPainter, rect: QRect, picture: QPixmap | None, item_id: object, title: str, ratio: float
+) -> None:
+    """Draw ``picture`` cropped to fill the square ``rect`` with rounded corners, or the item's
+    placeholder tile when there is no picture."""
+    side = min(rect.width(), rect.height())
+    if side <= 0:
+        return
+    target = QRect(rect.x(), rect.y(), side, side)
+    if picture is None or picture.isNull():
+        painter.drawPixmap(
+            target, placeholder_pixmap(initials(title), placeholder_color(item_id), side, ratio)
+        )
+        return
+    width, height = picture.width(), picture.height()  # device pixels
+    crop = min(width, height)
+    source = QRectF((width - crop) / 2, (height - crop) / 2, crop, crop)  # fill the square, centred
+    path = QPainterPath()
+    radius = _radius(side)
+    path.addRoundedRect(QRectF(target), radius, radius)
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+    painter.setClipPath(path)
+    painter.drawPixmap(QRectF(target), picture, source)
+    painter.restore()
+
+
+def item_id_of(item: Any) -> str:
+    return str(getattr(item, "id", "") or "")
+
+
+class CoverDelegate(QStyledItemDelegate):
+    """A table's first column: the item's picture (about 36 px, rounded) before the text. The text,
+    the selection and the focus are drawn by the style as for any cell."""
+
+    SIDE = 36
+    MARGIN = 3
+
+    def __init__(self, source: PictureSource, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.source = source
+        self.size = QSize(self.SIDE, self.SIDE)
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: AnyIndex) -> None:
+        super().initStyleOption(option, index)
+        option.features |= QStyleOptionViewItem.ViewItemFeature.HasDecoration
+        option.decorationSize = self.size
+        option.decorationPosition = QStyleOptionViewItem.Position.Left
+        option.decorationAlignment = Qt.AlignmentFlag.AlignCenter
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: AnyIndex) -> None:
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        widget = opt.widget
+        style = widget.style() if widget is not None else QApplication.style()
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
+        item = index.data(ITEM_ROLE)
+        if item is None:
+            return
+        rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemDecoration, opt, widget)
+        ratio = painter.device().devicePixelRatioF() if painter.device() is not None else 1.0
+        picture = self.source.picture(item, self.size)
+        draw_picture(painter, rect, picture, item_id_of(item), self.source.card_title(item), ratio)
+
+    def picture_rect(self, view: QAbstractItemView, index: QModelIndex) -> QRect:
+        """Where the picture of ``index`` is drawn in ``view``'s viewport."""
+        opt = QStyleOptionViewItem()
+        opt.rect = view.visualRect(index)
+        opt.widget = view
+        opt.font = view.font()
+        opt.palette = view.palette()
+        opt.direction = view.layoutDirection()
+        self.initStyleOption(opt, index)
+        return view.style().subElementRect(QStyle.SubElement.SE_ItemViewItemDecoration, opt, view)
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: AnyIndex) -> QSize:
+        hint = super().sizeHint(option, index)
+        return QSize(hint.width(), max(hint.height(), self.SIDE + 2 * self.MARGIN))
