@@ -17,9 +17,9 @@ from castdeck.api.models import Episode, Podcast
 from castdeck.services.artwork import Artwork
 from castdeck.services.background import Background
 from castdeck.services.session import Session
+from castdeck.ui.cover_delegate import placeholder_color
 from castdeck.ui.panes.hosts import HostsPane
 from castdeck.ui.panes.podcasts import PodcastsPane
-from castdeck.ui.cover_delegate import placeholder_color
 from tests.conftest import RunningSandbox
 from tests.gui.conftest import OnLine, quiet, shown_pane, until
 from tests.gui.helpers import drop_on, make_pane, new_podcast
@@ -78,7 +78,8 @@ async def test_covers_show_offline_from_this_computer_and_are_not_fetched_again(
     podcast = await seeded_podcast(first)
     assert first.select_id(podcast.id)
     await until(lambda: first.cover.state() == "picture", timeout=60)
-    fetched = len(on_line.line.to("GET", "/cover.jpg"))
+    ours = f"/podcasts/{podcast.id}/cover.jpg"
+    fetched = len(on_line.line.to("GET", ours))
     assert fetched == 1
     first.close()
 
@@ -88,7 +89,7 @@ async def test_covers_show_offline_from_this_computer_and_are_not_fetched_again(
     await until(lambda: again.model.offline)
     assert again.select_id(podcast.id)
     await until(lambda: again.cover.state() == "picture", timeout=60)
-    assert len(on_line.line.to("GET", "/cover.jpg")) == fetched
+    assert len(on_line.line.to("GET", ours)) == fetched
     on_line.line.up()
     await quiet()
 

@@ -198,7 +198,8 @@ async def test_placeholder_tiles_and_the_panes_pictures(qtbot: QtBot, session: S
     view = cards(pane)
     first = pane.proxy.index(0, 0)
     item = first.data(ITEM_ROLE)
-    assert first.data(DESCRIPTION_ROLE) == f"Cover of {item.title}"  # the picture's text alternative
+    assert item.image_url is None  # made here without a cover
+    assert first.data(DESCRIPTION_ROLE) == f"No cover for {item.title}"  # the picture's text alternative
 
     # no picture: the item's own tile colour, away from the initials in its middle
     corner = view.picture_rect(first).topLeft() + QPoint(14, 14)

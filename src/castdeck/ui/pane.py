@@ -7,7 +7,7 @@ actions registered with :meth:`ResourcePane.writes` are disabled with the reason
 cannot be reached or refuses the key.
 
 Panes with ``cards`` also show their rows as cards with pictures (Table/Cards in the header,
-Ctrl+Shift+V); panes with ``pictures`` show a small picture in the table's first column. Pictures
+Ctrl+Shift+V); panes with ``has_pictures`` show a small picture in the table's first column. Pictures
 come from the hooks :meth:`ResourcePane.picture`, :meth:`~ResourcePane.picture_text`,
 :meth:`~ResourcePane.card_title` and :meth:`~ResourcePane.card_subtitle`; a subclass calls
 :meth:`~ResourcePane.pictures_changed` when pictures arrive. An empty list shows what the pane is for
@@ -72,7 +72,7 @@ class ResourcePane(QWidget):
     """Rows per request (the service allows 1..100); tests lower it to exercise paging."""
     cards = False
     """The pane offers a card view beside its table (also when its ``kind`` is in ``CARD_KINDS``)."""
-    pictures = False
+    has_pictures = False
     """The table shows each row's picture before the first column's text (also for ``PICTURE_KINDS``)."""
     selectionChangedItem = Signal(object)
 
@@ -96,7 +96,7 @@ class ResourcePane(QWidget):
         header.addLayout(self.filters)
         header.addStretch(1)
         self.cards = bool(self.cards or self.kind in CARD_KINDS)
-        self.pictures = bool(self.pictures or self.kind in PICTURE_KINDS)
+        self.has_pictures = bool(self.has_pictures or self.kind in PICTURE_KINDS)
         view_switch_at = header.count()
         self.filter_edit = QLineEdit(self)
         self.filter_edit.setPlaceholderText("Filter (Ctrl+F)")
@@ -149,7 +149,7 @@ class ResourcePane(QWidget):
         self.table.horizontalHeader().setHighlightSections(False)
         self.table.setWordWrap(False)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
-        self.views = PaneViews(self, self.table, cards=self.cards, pictures=self.pictures)
+        self.views = PaneViews(self, self.table, cards=self.cards, pictures=self.has_pictures)
         """The table, the cards and the empty state in one stack, and the switch between them."""
         self.view_stack = self.views.stack
         self.empty_state: EmptyState = self.views.empty

@@ -80,6 +80,7 @@ class HostsPane(PicturedPane):
     kind = "host"
     new_label = "New host"
     picture_what = "Picture"
+    has_pictures = True
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(session, parent)
