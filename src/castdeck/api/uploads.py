@@ -537,6 +537,11 @@ async def upload_episode_image(transport: Transport, path_str: str, path: Path) 
 DownloadProgress = Callable[[int, int | None], Any]
 
 
+_download_disk = ThreadPoolExecutor(max_workers=4, thread_name_prefix="castdeck-download")
+"""Where downloads write (each download awaits its own writes in order): one pool for all, where a
+thread per download made four hundred threads for four hundred covers."""
+
+
 async def download_to(
     transport: Transport,
     url: str,
@@ -554,7 +559,7 @@ async def download_to(
     dest = Path(dest)
     client = await transport.ready_signed_client()
     partial = dest.with_name(f".{dest.name}.{uuid.uuid4().hex[:8]}.part")
-    executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="castdeck-download")
+    executor = _download_disk
     handle: IO[bytes] | None = None
     done = False
 
@@ -621,7 +626,6 @@ async def download_to(
                 partial.unlink(missing_ok=True)
 
             executor.submit(cleanup)
-        executor.shutdown(wait=False)
 
 
 async def _maybe_await(result: Any) -> None:
