@@ -11,6 +11,7 @@ card never renders text into a pixmap again.
 
 from __future__ import annotations
 
+import functools
 import re
 import zlib
 from collections import OrderedDict
@@ -81,10 +82,15 @@ class PictureSource(Protocol):
 
 def placeholder_color(item_id: object) -> QColor:
     """The tile colour of an item: always the same for the same id."""
-    key = str(item_id or "").encode("utf-8")
-    return QColor(PLACEHOLDER_COLORS[zlib.crc32(key) % len(PLACEHOLDER_COLORS)])
+    return QColor(PLACEHOLDER_COLORS[_color_index(str(item_id or ""))])
 
 
+@functools.lru_cache(maxsize=4096)
+def _color_index(key: str) -> int:
+    return zlib.crc32(key.encode("utf-8")) % len(PLACEHOLDER_COLORS)
+
+
+@functools.lru_cache(maxsize=4096)  # asked on every paint of every row
 def initials(title: str) -> str:
     """Up to two letters for a title ("The Curious Current" -> "CC", "Tides 101" -> "T")."""
     words = re.findall(r"\w+", title or "")
