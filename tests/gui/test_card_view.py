@@ -8,8 +8,8 @@ import uuid
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QPoint, QSettings, QSize, Qt
-from PySide6.QtGui import QColor, QImage, QPixmap
+from PySide6.QtCore import QEvent, QPoint, QPointF, QSettings, QSize, Qt
+from PySide6.QtGui import QColor, QHoverEvent, QImage, QPixmap
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -23,6 +23,14 @@ from castdeck.ui.panes.podcasts import PodcastsPane
 from castdeck.ui.resource_model import DESCRIPTION_ROLE, ITEM_ROLE
 from tests.gui.conftest import quiet, shown_pane, until
 from tests.gui.helpers import dark_palette, make_pane, new_podcast
+
+SHOWCASE = (
+    "Night Shift Stories",
+    "The Long Road Home: Conversations About Moving Abroad and Starting Over Again",
+    "Kitchen Chemistry",
+    "Über den Wolken",
+    "42 Questions",
+)
 
 
 def table_ids(pane: ResourcePane) -> list[str]:
@@ -64,6 +72,14 @@ async def wait_painted(pane: ResourcePane) -> None:
     """Until the card view has laid out its cards (its batched layout runs on the loop)."""
     view = cards(pane)
     await until(lambda: view.visualRect(pane.proxy.index(0, 0)).isValid())
+
+
+def hover(view: CardView, index: Any) -> None:
+    """The pointer over a card (an event sent, not ``QTest.mouseMove``: its nested event processing
+    inside a running qasync task loses the loop's wake-ups)."""
+    at = QPointF(view.card_rect(index).center())
+    QApplication.sendEvent(view.viewport(), QHoverEvent(QEvent.Type.HoverEnter, at, at, QPointF(-1, -1)))
+    QApplication.sendEvent(view.viewport(), QHoverEvent(QEvent.Type.HoverMove, at, at, at))
 
 
 def pixel(image: QImage, point: QPoint) -> str:
@@ -244,10 +260,16 @@ async def test_screenshots_of_cards(
     if scheme == "dark":
         app.setPalette(dark_palette())
     try:
+        for title in SHOWCASE:
+            await new_podcast(session, title)
         podcasts = await podcasts_in_cards(qtbot, session)
-        podcasts.filter_edit.setText("e")  # most titles: a full page of cards, some long
+        podcasts.activateWindow()
+        await until(podcasts.isActiveWindow, timeout=10)
         podcasts.select_id(str(podcasts.proxy.index(1, 0).data(ITEM_ROLE).id))
         await wait_painted(podcasts)
+        view = cards(podcasts)
+        view.setFocus()  # the selected card shows the focus too
+        hover(view, podcasts.proxy.index(2, 0))
         await quiet()
         shot(podcasts, f"cards-podcast-{scheme}")
         episodes = await make_pane(qtbot, session, background)

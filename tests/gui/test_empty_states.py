@@ -27,7 +27,7 @@ from castdeck.ui.panes.media import VideosPane
 from castdeck.ui.panes.podcasts import PodcastsPane
 from tests.conftest import RunningSandbox
 from tests.gui.conftest import OnLine, open_session, quiet, settle, shown_pane, until
-from tests.gui.helpers import dark_palette
+from tests.gui.helpers import dark_palette, make_pane, new_podcast
 
 
 @pytest_asyncio.fixture
@@ -198,4 +198,35 @@ async def test_offline_without_a_cached_copy_leaves_it_to_the_offline_banner(
     await until(lambda: not pane.model.offline and pane.model.rowCount() > 0 and not pane.model.loading)
     assert pane.view_stack.currentWidget() is pane.table
     assert pane.empty_state not in shown
+    await quiet()
+
+
+@pytest.mark.asyncio
+async def test_filters_that_leave_nothing_and_writing_that_is_impossible_say_so(
+    qtbot: QtBot, on_line: OnLine, shot: Any
+) -> None:
+    session, line = on_line.session, on_line.line
+    podcast = await new_podcast(session, f"Quiet Harbour {uuid.uuid4().hex[:6]}")  # no episodes yet
+    pane = await make_pane(qtbot, session, on_line.background, podcast)
+    empty = pane.empty_state
+    await until(lambda: pane.view_stack.currentWidget() is empty)
+    assert empty.title_label.text() == "No episodes match these filters"
+    assert empty.button.text() == "Generate episode" and empty.button.isEnabled()
+    assert not empty.reason_label.isVisible()
+
+    line.down()  # the service goes away: the cached (empty) list stays, and writing is impossible
+    pane.refresh()
+    await until(lambda: session.state is ConnectionState.OFFLINE)
+    await until(
+        lambda: pane.model.offline and not pane.model.loading and pane.view_stack.currentWidget() is empty
+    )
+    assert not empty.button.isEnabled()
+    assert empty.button.toolTip() == session.write_block_reason
+    assert empty.reason_label.isVisible() and empty.reason_label.text() == session.write_block_reason
+    shot(pane, "empty-episode-offline")
+
+    line.up()
+    await until(lambda: session.state is ConnectionState.ONLINE, timeout=40)
+    await until(lambda: empty.button.isEnabled() and not empty.reason_label.isVisible())
+    await until(lambda: not pane.model.offline and not pane.model.loading)
     await quiet()

@@ -185,7 +185,6 @@ class EmptyState(QFrame):
         self.reason_label.setTextFormat(Qt.TextFormat.PlainText)
         self.reason_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.reason_label.setWordWrap(True)
-        self.reason_label.setStyleSheet("color: palette(mid);")
         self.reason_label.setAccessibleName("Why the button is unavailable")
         self.reason_label.hide()
         layout.addWidget(self.reason_label)
