@@ -254,7 +254,7 @@ def parse_retry_after(value: str | None) -> float | None:
 
         try:
             when = parsedate_to_datetime(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # a year of twenty digits overflows
             return None
         if when.tzinfo is None:
             when = when.replace(tzinfo=UTC)
