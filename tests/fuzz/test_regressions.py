@@ -4,10 +4,12 @@ inputs as ``@example``s)."""
 from __future__ import annotations
 
 import httpx
+import pytest
 
+from castdeck.api import InvalidResponseError
 from castdeck.api.errors import error_from_response, parse_retry_after
 from castdeck.api.retry import backoff_delay
-from castdeck.api.transport import RetryPolicy
+from castdeck.api.transport import RawResponse, RetryPolicy
 
 HUGE_YEAR = "Mon, 01 Jan 99999999999999999999 00:00:00 GMT"
 
@@ -22,3 +24,24 @@ def test_backoff_after_a_thousand_faults_in_a_row_is_still_capped() -> None:
     assert 15.0 <= backoff_delay(1100, cap=30.0) <= 30.0
     assert 0.0 <= RetryPolicy().delay(10**6) <= RetryPolicy().max_delay
     assert 2.0 <= backoff_delay(0, float("nan"), base=4.0) <= 4.0  # an unusable hint is no hint
+
+
+def raw(body: bytes) -> RawResponse:
+    headers = httpx.Headers({"content-type": "application/json"})
+    return RawResponse(200, headers, body, httpx.URL("http://127.0.0.1:9/v1/x"))
+
+
+@pytest.mark.parametrize(
+    "body", [b'{"data": {"balance": NaN}}', b'{"data": [Infinity]}', b'{"data": -Infinity}', b'{"data": 1e400}',
+             b'{"data": ' + b"9" * 400 + b"}"],  # fmt: skip
+)
+def test_numbers_json_does_not_permit_are_a_broken_answer(body: bytes) -> None:
+    with pytest.raises(InvalidResponseError, match="malformed"):
+        raw(body).json()
+    assert error_from_response(500, body, httpx.Headers()).detail is not None  # still the status
+
+
+def test_a_lone_surrogate_escape_becomes_a_replacement_character() -> None:
+    body = raw(b'{"data": {"id": "a\\ud800b", "\\udfff": ["\\ud83d\\ude00", "\\uDBFF"]}}').json()
+    assert body == {"data": {"id": "a\ufffdb", "\ufffd": ["\U0001f600", "\ufffd"]}}
+    "".join(body["data"]["\ufffd"]).encode()  # every string can be stored and shown

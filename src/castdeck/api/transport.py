@@ -19,6 +19,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from . import wire_json
 from .budget import RequestBudget
 from .errors import (
     APIConnectionError,
@@ -113,8 +114,8 @@ class RawResponse:
                 request_id=self.request_id,
             )
         try:
-            return json.loads(self.content)
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError) as exc:
+            return wire_json.loads(self.content)
+        except (RecursionError, ValueError) as exc:  # JSONDecodeError, UnicodeDecodeError, NotJson
             raise InvalidResponseError(
                 f"the service's JSON is malformed ({exc})", status=self.status, request_id=self.request_id
             ) from None
@@ -436,8 +437,8 @@ def _reject_error_body(response: RawResponse) -> None:
     if "json" not in media or not response.content.lstrip().startswith(b"{"):
         return
     try:
-        body = json.loads(response.content)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError):
+        body = wire_json.loads(response.content)
+    except (RecursionError, ValueError):
         return  # RawResponse.json() reports it when the body is read
     if isinstance(body, dict) and "data" not in body and isinstance(body.get("error"), dict):
         message = body["error"].get("message") or body["error"].get("code") or "an error"
