@@ -10,6 +10,8 @@ from castdeck.api import InvalidResponseError
 from castdeck.api.errors import error_from_response, parse_retry_after
 from castdeck.api.retry import backoff_delay
 from castdeck.api.transport import RawResponse, RetryPolicy
+from castdeck.transcript import FORMATS, export, normalise
+from castdeck.transcript.words import MAX_SECONDS
 
 HUGE_YEAR = "Mon, 01 Jan 99999999999999999999 00:00:00 GMT"
 
@@ -45,3 +47,12 @@ def test_a_lone_surrogate_escape_becomes_a_replacement_character() -> None:
     body = raw(b'{"data": {"id": "a\\ud800b", "\\udfff": ["\\ud83d\\ude00", "\\uDBFF"]}}').json()
     assert body == {"data": {"id": "a\ufffdb", "\ufffd": ["\U0001f600", "\ufffd"]}}
     "".join(body["data"]["\ufffd"]).encode()  # every string can be stored and shown
+
+
+def test_word_times_beyond_a_week_do_not_break_the_exports() -> None:
+    words = [{"start": 1e308, "end": 1e308, "text": "far"}, {"start": 1, "end": 10**400, "text": "ok"},
+             {"start": 2, "end": 1e300, "text": "long"}]  # fmt: skip
+    transcript = normalise({"words": words})
+    assert [(w.text, w.start, w.end) for w in transcript.words] == [("ok", 1.0, 1.0), ("long", 2.0, MAX_SECONDS)]
+    for fmt in FORMATS:
+        export(transcript, fmt)
