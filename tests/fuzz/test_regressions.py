@@ -56,3 +56,10 @@ def test_word_times_beyond_a_week_do_not_break_the_exports() -> None:
     assert [(w.text, w.start, w.end) for w in transcript.words] == [("ok", 1.0, 1.0), ("long", 2.0, MAX_SECONDS)]
     for fmt in FORMATS:
         export(transcript, fmt)
+
+
+@pytest.mark.parametrize("value", ["9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59"])
+def test_a_time_at_the_edge_of_the_calendar_is_shown_as_sent(value: str) -> None:
+    from castdeck.ui.resource_model import format_time
+
+    assert format_time(value) in (value, "9999-12-31 23:59", "0001-01-01 00:00")

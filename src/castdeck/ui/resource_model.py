@@ -45,7 +45,10 @@ def format_time(value: str | None) -> str:
     except ValueError:
         return value
     if moment.tzinfo is not None:
-        moment = moment.astimezone()
+        try:
+            moment = moment.astimezone()
+        except OverflowError:  # year 9999 with a negative offset (or year 1 with a positive one)
+            return value
     return moment.strftime("%Y-%m-%d %H:%M")
 
 
