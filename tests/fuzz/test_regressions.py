@@ -63,3 +63,9 @@ def test_a_time_at_the_edge_of_the_calendar_is_shown_as_sent(value: str) -> None
     from castdeck.ui.resource_model import format_time
 
     assert format_time(value) in (value, "9999-12-31 23:59", "0001-01-01 00:00")
+
+
+@pytest.mark.parametrize("payload", [{"speakers": 5, "words": []}, {"words": 7}, {"words": "text", "speakers": {"a": 1}}])
+def test_speakers_or_words_that_are_not_lists_read_as_none(payload: dict[str, object]) -> None:
+    transcript = normalise(payload)
+    assert (transcript.speakers, transcript.words) == ([], [])

@@ -99,6 +99,10 @@ def _number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def normalise(payload: Any, episode_id: str | None = None) -> Transcript:
     """A transcript from the service's word timestamps (either shape; a dict, or a bare word list).
 
@@ -111,7 +115,7 @@ def normalise(payload: Any, episode_id: str | None = None) -> Transcript:
     if not isinstance(payload, dict):
         raise ValueError("word timestamps must be an object or a list of words")
     speakers: list[Speaker] = []
-    for i, raw in enumerate(payload.get("speakers") or []):
+    for i, raw in enumerate(_list(payload.get("speakers"))):
         if isinstance(raw, dict):
             name = str(raw.get("name") or raw.get("host_id") or f"Speaker {i + 1}").strip()
             host = raw.get("host_id")
@@ -119,7 +123,7 @@ def normalise(payload: Any, episode_id: str | None = None) -> Transcript:
         else:
             speakers.append(Speaker(str(raw).strip() or f"Speaker {i + 1}"))
     words: list[Word] = []
-    for raw in payload.get("words") or []:
+    for raw in _list(payload.get("words")):
         if not isinstance(raw, dict):
             continue
         text = raw.get("text", raw.get("word"))
