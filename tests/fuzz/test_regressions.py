@@ -10,6 +10,7 @@ from castdeck.api import InvalidResponseError
 from castdeck.api.errors import error_from_response, parse_retry_after
 from castdeck.api.retry import backoff_delay
 from castdeck.api.transport import RawResponse, RetryPolicy
+from castdeck.services.messages import MESSAGE_LIMIT, error_text, problem_text
 from castdeck.transcript import FORMATS, export, normalise
 from castdeck.transcript.words import MAX_SECONDS
 
@@ -69,3 +70,11 @@ def test_a_time_at_the_edge_of_the_calendar_is_shown_as_sent(value: str) -> None
 def test_speakers_or_words_that_are_not_lists_read_as_none(payload: dict[str, object]) -> None:
     transcript = normalise(payload)
     assert (transcript.speakers, transcript.words) == ([], [])
+
+
+def test_a_megabyte_of_service_detail_becomes_a_message_of_a_few_lines() -> None:
+    body = b'{"status": 422, "title": "t", "type": "x", "detail": "' + b"d" * 1_000_000 + b'"}'
+    text = error_text(error_from_response(422, body, httpx.Headers()))
+    assert len(text) <= MESSAGE_LIMIT + len(" [HTTP 422]") and text.endswith("… [HTTP 422]")
+    assert problem_text({"message": "m" * 1_000_000}) == "m" * (MESSAGE_LIMIT - 1) + "…"
+    assert len(problem_text({"no_words": list(range(10**5))}) or "") <= MESSAGE_LIMIT
