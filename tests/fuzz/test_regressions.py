@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from pytestqt.qtbot import QtBot
 
 from castdeck.api import InvalidResponseError
 from castdeck.api.errors import error_from_response, parse_retry_after
@@ -13,6 +14,7 @@ from castdeck.api.transport import RawResponse, RetryPolicy
 from castdeck.services.messages import MESSAGE_LIMIT, error_text, problem_text
 from castdeck.transcript import FORMATS, export, normalise
 from castdeck.transcript.words import MAX_SECONDS
+from castdeck.ui.widgets import BANNER_LIMIT, REQUEST_ID_LIMIT, Banner
 
 HUGE_YEAR = "Mon, 01 Jan 99999999999999999999 00:00:00 GMT"
 
@@ -35,8 +37,14 @@ def raw(body: bytes) -> RawResponse:
 
 
 @pytest.mark.parametrize(
-    "body", [b'{"data": {"balance": NaN}}', b'{"data": [Infinity]}', b'{"data": -Infinity}', b'{"data": 1e400}',
-             b'{"data": ' + b"9" * 400 + b"}"],  # fmt: skip
+    "body",
+    [
+        b'{"data": {"balance": NaN}}',
+        b'{"data": [Infinity]}',
+        b'{"data": -Infinity}',
+        b'{"data": 1e400}',
+        b'{"data": ' + b"9" * 400 + b"}",
+    ],
 )
 def test_numbers_json_does_not_permit_are_a_broken_answer(body: bytes) -> None:
     with pytest.raises(InvalidResponseError, match="malformed"):
@@ -54,7 +62,10 @@ def test_word_times_beyond_a_week_do_not_break_the_exports() -> None:
     words = [{"start": 1e308, "end": 1e308, "text": "far"}, {"start": 1, "end": 10**400, "text": "ok"},
              {"start": 2, "end": 1e300, "text": "long"}]  # fmt: skip
     transcript = normalise({"words": words})
-    assert [(w.text, w.start, w.end) for w in transcript.words] == [("ok", 1.0, 1.0), ("long", 2.0, MAX_SECONDS)]
+    assert [(w.text, w.start, w.end) for w in transcript.words] == [
+        ("ok", 1.0, 1.0),
+        ("long", 2.0, MAX_SECONDS),
+    ]
     for fmt in FORMATS:
         export(transcript, fmt)
 
@@ -66,7 +77,9 @@ def test_a_time_at_the_edge_of_the_calendar_is_shown_as_sent(value: str) -> None
     assert format_time(value) in (value, "9999-12-31 23:59", "0001-01-01 00:00")
 
 
-@pytest.mark.parametrize("payload", [{"speakers": 5, "words": []}, {"words": 7}, {"words": "text", "speakers": {"a": 1}}])
+@pytest.mark.parametrize(
+    "payload", [{"speakers": 5, "words": []}, {"words": 7}, {"words": "text", "speakers": {"a": 1}}]
+)
 def test_speakers_or_words_that_are_not_lists_read_as_none(payload: dict[str, object]) -> None:
     transcript = normalise(payload)
     assert (transcript.speakers, transcript.words) == ([], [])
@@ -78,3 +91,14 @@ def test_a_megabyte_of_service_detail_becomes_a_message_of_a_few_lines() -> None
     assert len(text) <= MESSAGE_LIMIT + len(" [HTTP 422]") and text.endswith("… [HTTP 422]")
     assert problem_text({"message": "m" * 1_000_000}) == "m" * (MESSAGE_LIMIT - 1) + "…"
     assert len(problem_text({"no_words": list(range(10**5))}) or "") <= MESSAGE_LIMIT
+
+
+def test_a_banner_with_a_megabyte_message_and_a_huge_request_id_stays_small(qtbot: QtBot) -> None:
+    banner = Banner()
+    qtbot.addWidget(banner)
+    error = InvalidResponseError("m" * 1_000_000, status=200, request_id="r" * 70_000)
+    banner.show_error(error, "Could not load podcasts")
+    assert len(banner.text) <= BANNER_LIMIT + REQUEST_ID_LIMIT + 20
+    assert banner.request_id is not None and len(banner.request_id) == REQUEST_ID_LIMIT
+    banner.show_message("t" * 1_000_000, request_id="   ")
+    assert len(banner.text) <= BANNER_LIMIT and banner.copy_button.isHidden()

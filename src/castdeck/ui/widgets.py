@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from castdeck.api import CastdeckError
-from castdeck.services.messages import error_text
+from castdeck.services.messages import MESSAGE_LIMIT, clip, error_text
 
 __all__ = [
     "Banner",
@@ -33,10 +33,19 @@ __all__ = [
 ]
 
 
+REQUEST_ID_LIMIT = 120
+"""A request id longer than this is not one a person can quote: it is shown (and copied) clipped."""
+BANNER_LIMIT = 2 * MESSAGE_LIMIT
+"""A banner holds its context and one message; anything longer is clipped (a title or a message
+quoted from the service must not become a megabyte of label)."""
+
+
 def describe_error(error: BaseException) -> tuple[str, str | None]:
     """A message a creator can act on, and the request id to quote (when there is one)."""
     request_id = getattr(error, "request_id", None) if isinstance(error, CastdeckError) else None
-    return error_text(error), request_id
+    if not isinstance(request_id, str) or not request_id.strip():
+        request_id = None
+    return error_text(error), clip(request_id, REQUEST_ID_LIMIT) if request_id else None
 
 
 class Banner(QFrame):
@@ -77,10 +86,11 @@ class Banner(QFrame):
 
     def show_message(self, text: str, *, kind: str = "info", request_id: str | None = None) -> None:
         self.kind = kind
-        self.request_id = request_id
-        shown = text + (f"\nRequest ID: {request_id}" if request_id else "")
+        request_id = (request_id or "").strip()
+        self.request_id = clip(request_id, REQUEST_ID_LIMIT) if request_id else None
+        shown = clip(text, BANNER_LIMIT) + (f"\nRequest ID: {self.request_id}" if self.request_id else "")
         self.label.setText(shown)
-        self.copy_button.setVisible(bool(request_id))
+        self.copy_button.setVisible(bool(self.request_id))
         self.setProperty("kind", kind)
         palette_colors = {"error": "#c62828", "warning": "#b26a00", "info": "#1565c0", "offline": "#6d4c41"}
         color = palette_colors.get(kind, "#1565c0")
