@@ -3,6 +3,8 @@ inputs as ``@example``s)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 import pytest
 from pytestqt.qtbot import QtBot
@@ -12,9 +14,10 @@ from castdeck.api.errors import error_from_response, parse_retry_after
 from castdeck.api.retry import backoff_delay
 from castdeck.api.transport import RawResponse, RetryPolicy
 from castdeck.services.messages import MESSAGE_LIMIT, error_text, problem_text
+from castdeck.services.safe_html import TEXT_LIMIT, safe_html
 from castdeck.transcript import FORMATS, export, normalise
 from castdeck.transcript.words import MAX_SECONDS
-from castdeck.ui.widgets import BANNER_LIMIT, REQUEST_ID_LIMIT, Banner
+from castdeck.ui.widgets import BANNER_LIMIT, REQUEST_ID_LIMIT, Banner, SafeTextBrowser
 
 HUGE_YEAR = "Mon, 01 Jan 99999999999999999999 00:00:00 GMT"
 
@@ -91,6 +94,39 @@ def test_a_megabyte_of_service_detail_becomes_a_message_of_a_few_lines() -> None
     assert len(text) <= MESSAGE_LIMIT + len(" [HTTP 422]") and text.endswith("… [HTTP 422]")
     assert problem_text({"message": "m" * 1_000_000}) == "m" * (MESSAGE_LIMIT - 1) + "…"
     assert len(problem_text({"no_words": list(range(10**5))}) or "") <= MESSAGE_LIMIT
+
+
+def test_service_html_loses_scripts_images_styles_and_deep_tables() -> None:
+    from tests.fuzz.hostile import nested_tables
+
+    markup = safe_html('<p style="font-size:99999px">a<script>x()</script><img src="http://198.51.100.7/t.png" alt="t">'
+                       '<a href="javascript:x()">j</a><a href="https://e.com/">ok</a></p>' + nested_tables(40))  # fmt: skip
+    assert markup.startswith('<p>a[t]<a>j</a><a href="https://e.com/">ok</a></p>')
+    assert markup.count("<table>") == 3 and "script" not in markup and "http://198" not in markup
+
+
+class RecordingBrowser(SafeTextBrowser):
+    """Notes every resource Qt asks the browser for (an image, a style sheet)."""
+
+    asked: list[str]
+
+    def loadResource(self, type: int, name: Any) -> Any:
+        self.asked.append(str(name))
+        return super().loadResource(type, name)
+
+
+def test_a_description_of_tables_fifty_deep_with_a_tracker_lays_out(qtbot: QtBot) -> None:
+    from tests.fuzz.hostile import nested_tables
+
+    browser = RecordingBrowser()
+    browser.asked = []
+    qtbot.addWidget(browser)
+    browser.resize(400, 300)
+    browser.show()
+    browser.set_service_text('<img src="http://198.51.100.7/pixel.png">' + nested_tables(50) + "x" * 100_000)
+    browser.document().size()  # the layout: without the cap on nesting this takes minutes
+    text = browser.toPlainText()
+    assert "deep" in text and len(text) <= TEXT_LIMIT + 200 and browser.asked == []
 
 
 def test_a_banner_with_a_megabyte_message_and_a_huge_request_id_stays_small(qtbot: QtBot) -> None:

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from castdeck.api import CastdeckError
 from castdeck.services.messages import MESSAGE_LIMIT, clip, error_text
+from castdeck.services.safe_html import clip_text, looks_like_html, safe_html
 
 __all__ = [
     "Banner",
@@ -114,7 +115,9 @@ class Banner(QFrame):
 
 class SafeTextBrowser(QTextBrowser):
     """Shows text or HTML from the service without loading anything: no remote or local resources,
-    no scripts (Qt's rich text has none), links open in the browser only when they are http(s)."""
+    no scripts (Qt's rich text has none), links open in the browser only when they are http(s).
+    HTML goes through :func:`~castdeck.services.safe_html.safe_html` first (text markup only,
+    tables nested at most three deep, the text clipped), so no description can freeze the layout."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -127,10 +130,10 @@ class SafeTextBrowser(QTextBrowser):
 
     def set_service_text(self, text: str | None) -> None:
         value = text or ""
-        if "<" in value and ">" in value:
-            self.setHtml(value)
+        if looks_like_html(value):
+            self.setHtml(safe_html(value))
         else:
-            self.setPlainText(value)
+            self.setPlainText(clip_text(value))
 
 
 def alive(widget: QWidget) -> bool:
