@@ -9,7 +9,7 @@ import httpx
 import pytest
 from pytestqt.qtbot import QtBot
 
-from castdeck.api import InvalidResponseError
+from castdeck.api import Client, InvalidResponseError
 from castdeck.api.errors import error_from_response, parse_retry_after
 from castdeck.api.retry import backoff_delay
 from castdeck.api.transport import RawResponse, RetryPolicy
@@ -138,3 +138,18 @@ def test_a_banner_with_a_megabyte_message_and_a_huge_request_id_stays_small(qtbo
     assert banner.request_id is not None and len(banner.request_id) == REQUEST_ID_LIMIT
     banner.show_message("t" * 1_000_000, request_id="   ")
     assert len(banner.text) <= BANNER_LIMIT and banner.copy_button.isHidden()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("length", ["²", "١٢", "x"])
+async def test_a_content_length_of_other_digits_is_not_trusted(length: str) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        body = httpx.ByteStream(b'{"data": {"organization_id": "o", "plan": "p", "credits": {"balance": 1}}}')
+        return httpx.Response(200, headers={"content-type": "application/json", "content-length": length.encode()},
+                              stream=body)  # fmt: skip
+
+    async with Client(
+        "http://127.0.0.1:9", "sk_test_key", http_transport=httpx.MockTransport(answer)
+    ) as client:
+        assert (await client.account.get()).plan == "p"
+

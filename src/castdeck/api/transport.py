@@ -373,7 +373,7 @@ async def _send_bounded(client: httpx.AsyncClient, request: httpx.Request) -> Ra
     stream: AsyncIterator[bytes] | None = None
     try:
         declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        if declared.isascii() and declared.isdigit() and int(declared) > MAX_BODY_BYTES:  # not "²"
             raise InvalidResponseError(
                 f"the answer is {int(declared)} bytes, more than the {MAX_BODY_BYTES} allowed",
                 status=response.status_code, request_id=response.headers.get("x-request-id"),

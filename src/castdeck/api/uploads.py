@@ -584,7 +584,7 @@ async def download_to(
                             break
                     raise error_from_response(response.status_code, content[:65536], response.headers)
                 declared = response.headers.get("content-length", "")
-                total = int(declared) if declared.isdigit() else None
+                total = int(declared) if declared.isascii() and declared.isdigit() else None
                 handle = await run(partial.open, "wb")
                 received = 0
                 if progress is not None:
