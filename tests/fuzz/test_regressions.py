@@ -153,3 +153,8 @@ async def test_a_content_length_of_other_digits_is_not_trusted(length: str) -> N
     ) as client:
         assert (await client.account.get()).plan == "p"
 
+
+def test_a_cell_span_of_other_digits_is_dropped() -> None:
+    assert safe_html('<table><tr><td colspan="²" rowspan="99999">x</td></tr></table>') == (
+        '<table><tr><td rowspan="20">x</td></tr></table>'
+    )

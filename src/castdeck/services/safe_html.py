@@ -19,6 +19,7 @@ again), a ``font-size`` of a million pixels or a megabyte of text freezes the wi
 from __future__ import annotations
 
 import html
+import re
 from html.parser import HTMLParser
 
 __all__ = ["MAX_DEPTH", "MAX_TABLE_DEPTH", "TEXT_LIMIT", "clip_text", "looks_like_html", "safe_html"]
@@ -43,6 +44,7 @@ DROPPED_WITH_CONTENT = frozenset({
     "title", "textarea", "select",
 })  # fmt: skip
 LINK_SCHEMES = ("http://", "https://", "mailto:")
+_SPAN = re.compile("[0-9]{1,9}")
 
 
 def looks_like_html(text: str) -> bool:
@@ -142,7 +144,7 @@ class _Builder(HTMLParser):
                 continue
             if tag == "a" and name == "href" and value.strip().lower().startswith(LINK_SCHEMES):
                 kept.append(f' href="{html.escape(value.strip(), quote=True)}"')
-            elif tag in ("td", "th") and name in ("colspan", "rowspan") and value.strip().isdigit():
+            elif tag in ("td", "th") and name in ("colspan", "rowspan") and _SPAN.fullmatch(value.strip()):
                 kept.append(f' {name}="{min(int(value.strip()), 20)}"')
         return "".join(kept)
 
