@@ -9,7 +9,7 @@ import httpx
 import pytest
 from pytestqt.qtbot import QtBot
 
-from castdeck.api import Client, InvalidResponseError
+from castdeck.api import ApiError, Client, InvalidResponseError
 from castdeck.api.errors import error_from_response, parse_retry_after
 from castdeck.api.retry import backoff_delay
 from castdeck.api.transport import RawResponse, RetryPolicy
@@ -158,3 +158,22 @@ def test_a_cell_span_of_other_digits_is_dropped() -> None:
     assert safe_html('<table><tr><td colspan="²" rowspan="99999">x</td></tr></table>') == (
         '<table><tr><td rowspan="20">x</td></tr></table>'
     )
+
+
+@pytest.mark.asyncio
+async def test_a_key_echoed_into_the_request_id_is_never_quoted() -> None:
+    key = "sk_echoed_key_0123456789"
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        echoed = request.headers["authorization"].removeprefix("Bearer ")
+        return httpx.Response(
+            502, headers={"x-request-id": f"req {echoed}"}, stream=httpx.ByteStream(b"<html>")
+        )
+
+    async with Client(
+        "http://127.0.0.1:9", key, max_retries=0, http_transport=httpx.MockTransport(answer)
+    ) as client:
+        with pytest.raises(ApiError) as caught:
+            await client.account.get()
+    assert key not in str(caught.value) and caught.value.request_id == "req [redacted]"
+    assert client.last_request_id == "req [redacted]"

@@ -223,6 +223,17 @@ class Transport:
         secret = self._api_key.encode()
         return content.replace(secret, b"[redacted]") if secret in content else content
 
+    def _scrub_headers(self, response: RawResponse) -> RawResponse:
+        """The answer with the key blanked out of its headers too (a proxy may echo it into
+        ``X-Request-Id``, which error messages, banners and the log quote)."""
+        secret = self._api_key.encode()
+        if not any(secret in value for _, value in response.headers.raw):
+            return response
+        headers = httpx.Headers(
+            [(name, value.replace(secret, b"[redacted]")) for name, value in response.headers.raw]
+        )
+        return RawResponse(response.status, headers, response.content, response.url)
+
     def _credentials_for(self, url: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if origin_of(url) == self.origin else {}
 
@@ -253,7 +264,9 @@ class Transport:
         attempt = 0
         while True:
             try:
-                response = await self._send(method, self.url(path), clean_params, body, extra)
+                response = self._scrub_headers(
+                    await self._send(method, self.url(path), clean_params, body, extra)
+                )
             except APIConnectionError:
                 if retryable and attempt < self.policy.max_retries:
                     await asyncio.sleep(self.policy.delay(attempt))
