@@ -3,16 +3,19 @@ inputs as ``@example``s)."""
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from pytestqt.qtbot import QtBot
 
-from castdeck.api import ApiError, Client, InvalidResponseError
+from castdeck.api import ApiError, CastdeckError, Client, InvalidResponseError
 from castdeck.api.errors import error_from_response, parse_retry_after
 from castdeck.api.retry import backoff_delay
 from castdeck.api.transport import RawResponse, RetryPolicy
+from castdeck.api.uploads import download_to
 from castdeck.services.messages import MESSAGE_LIMIT, error_text, problem_text
 from castdeck.services.safe_html import TEXT_LIMIT, safe_html
 from castdeck.transcript import FORMATS, export, normalise
@@ -177,3 +180,22 @@ async def test_a_key_echoed_into_the_request_id_is_never_quoted() -> None:
             await client.account.get()
     assert key not in str(caught.value) and caught.value.request_id == "req [redacted]"
     assert client.last_request_id == "req [redacted]"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "location", ["javascript:alert(1)", "http://[::1", "file:///etc/passwd", "http://h\x00st/"]
+)
+async def test_a_redirect_to_something_that_is_no_web_address_is_a_broken_answer(location: str) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(301, headers={"location": location}, stream=httpx.ByteStream(b""))
+
+    transport = httpx.MockTransport(answer)
+    async with Client(
+        "http://127.0.0.1:9", "sk_test_key", http_transport=transport, signed_transport=transport
+    ) as c:
+        with pytest.raises(CastdeckError):
+            await c.sources.create(type="url", url="https://example.com/a")
+        with pytest.raises(InvalidResponseError, match="not a web address"):
+            await download_to(c.transport, location, Path(tempfile.gettempdir()) / "never-written")
+

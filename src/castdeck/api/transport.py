@@ -30,7 +30,16 @@ from .errors import (
 )
 from .retry import backoff_delay
 
-__all__ = ["MAX_BODY_BYTES", "RawResponse", "RetryPolicy", "Transport", "new_idempotency_key", "origin_of"]
+__all__ = [
+    "MAX_BODY_BYTES",
+    "RawResponse",
+    "RetryPolicy",
+    "Transport",
+    "new_idempotency_key",
+    "origin_of",
+    "redirect_target",
+    "web_address",
+]
 
 MAX_BODY_BYTES = 32 * 1024 * 1024
 MAX_REDIRECTS = 5
@@ -309,7 +318,7 @@ class Transport:
             )
             response = await _send_bounded(client, request)
             if response.status in (301, 302, 303, 307, 308) and "location" in response.headers:
-                target = urljoin(str(request.url), response.headers["location"])
+                target = redirect_target(request.url, response)
                 if target in seen:
                     raise InvalidResponseError("the service redirects in a loop", status=response.status)
                 seen.add(target)
@@ -336,6 +345,7 @@ class Transport:
         request_headers = {k: v for k, v in (headers or {}).items() if k.lower() != "authorization"}
         await self.ready_signed_client()
         for _ in range(MAX_REDIRECTS + 1):
+            web_address(url, "the signed address")
             request = self.signed_client.build_request(method, url, headers=request_headers, content=content)
             if timeout is not None:
                 request.extensions["timeout"] = timeout.as_dict()
@@ -345,17 +355,41 @@ class Transport:
                 and "location" in response.headers
                 and not isinstance(content, AsyncIterable)
             ):
-                url = urljoin(url, response.headers["location"])
+                url = redirect_target(request.url, response)
                 continue
             if (
                 response.status in (301, 302, 303)
                 and "location" in response.headers
                 and method in SAFE_METHODS
             ):
-                url = urljoin(url, response.headers["location"])
+                url = redirect_target(request.url, response)
                 continue
             return response
         raise InvalidResponseError(f"more than {MAX_REDIRECTS} redirects from a signed address")
+
+
+def web_address(url: str, what: str, status: int | None = None) -> str:
+    """``url`` when it is an http(s) address with a host, as the next request will parse it; else
+    an :class:`InvalidResponseError` naming ``what`` (``http://[::1``, a port beyond 65535, a
+    control character, ``file:`` or ``javascript:``)."""
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL:
+        parsed = None
+    if parsed is None or parsed.scheme not in ("http", "https") or not parsed.host:
+        raise InvalidResponseError(f"{what} is not a web address: {url[:200]!r}", status=status)
+    return url
+
+
+def redirect_target(base: httpx.URL, response: RawResponse | httpx.Response) -> str:
+    """Where a redirect points, resolved against the request's address (see :func:`web_address`)."""
+    status = response.status if isinstance(response, RawResponse) else response.status_code
+    location = response.headers["location"]
+    try:
+        target = urljoin(str(base), location)
+    except ValueError:  # urllib refuses "http://[::1"
+        target = location
+    return web_address(target, "the redirect's Location", status)
 
 
 def _param(value: Any) -> Any:
@@ -368,6 +402,8 @@ async def _send_bounded(client: httpx.AsyncClient, request: httpx.Request) -> Ra
     """Send and read the whole answer, refusing bodies over :data:`MAX_BODY_BYTES`."""
     try:
         response = await client.send(request, stream=True)
+    except httpx.InvalidURL as exc:  # httpx reads a redirect's Location even when not following it
+        raise InvalidResponseError(f"the answer's Location is not an address ({exc})") from None
     except httpx.TimeoutException as exc:
         raise APITimeoutError(
             f"no answer from {request.url.host} in time ({type(exc).__name__})", request=request
