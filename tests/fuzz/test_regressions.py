@@ -199,3 +199,71 @@ async def test_a_redirect_to_something_that_is_no_web_address_is_a_broken_answer
         with pytest.raises(InvalidResponseError, match="not a web address"):
             await download_to(c.transport, location, Path(tempfile.gettempdir()) / "never-written")
 
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("link", "error"),
+    [
+        ("<http://[::1>; rel=next", "not an address"),
+        ("<http://127.0.0.1:99999/v1/voices>; rel=next", "another origin"),
+        ("<file:///etc/passwd>; rel=next", "another origin"),
+        ("<//evil.example/v1/voices>; rel=next", "another origin"),
+    ],
+)
+async def test_a_next_link_that_is_no_address_of_the_service_ends_the_list_after_its_page(
+    link: str, error: str
+) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        body = httpx.ByteStream(b'{"data": [{"id": 7}]}')
+        return httpx.Response(200, headers={"content-type": "application/json", "link": link}, stream=body)
+
+    async with Client(
+        "http://127.0.0.1:9", "sk_test_key", http_transport=httpx.MockTransport(answer)
+    ) as client:
+        pages = client.voices.list().pages()
+        assert [voice.id for voice in (await anext(pages)).items] == [7]
+        with pytest.raises(InvalidResponseError, match=error):
+            await anext(pages)
+
+
+@pytest.mark.asyncio
+async def test_a_relative_next_link_is_read_against_the_page() -> None:
+    seen: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(str(request.url))
+        link = "?cursor=2" if len(seen) == 1 else ""
+        body = httpx.ByteStream(b'{"data": []}')
+        return httpx.Response(200, headers={"content-type": "application/json", "link": f"<{link}>; rel=next"}
+                              if link else {"content-type": "application/json"}, stream=body)  # fmt: skip
+
+    async with Client(
+        "http://127.0.0.1:9", "sk_test_key", http_transport=httpx.MockTransport(answer)
+    ) as client:
+        await client.voices.list().to_list()
+    assert seen == ["http://127.0.0.1:9/v1/voices", "http://127.0.0.1:9/v1/voices?cursor=2"]
+
+
+@pytest.mark.asyncio
+async def test_a_page_with_unreadable_items_yields_the_readable_ones_when_asked() -> None:
+    body = (
+        b'{"data": [{"id": "a", "title": "ok"}, {"title": "no id"}, 5, {"id": "b", "episode_count": "many"}]}'
+    )
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200, headers={"content-type": "application/json"}, stream=httpx.ByteStream(body)
+        )
+
+    async with Client(
+        "http://127.0.0.1:9", "sk_test_key", http_transport=httpx.MockTransport(answer)
+    ) as client:
+        page = await anext(client.podcasts.list().pages(skip_invalid=True))
+        assert [p.id for p in page.items] == ["a"]
+        assert page.skipped == (
+            "item 2: id: Field required",
+            "item 3: Input should be a valid dictionary or instance of Podcast",
+            "item 4: episode_count: Input should be a valid integer, unable to parse string as an integer",
+        )
+        with pytest.raises(InvalidResponseError, match=r"list item .*\(id: Field required\)"):
+            await client.podcasts.list().to_list()  # the strict reading stays the default
