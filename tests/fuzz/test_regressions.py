@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from castdeck.api import ApiError, CastdeckError, Client, InvalidResponseError
 from castdeck.api.errors import error_from_response, parse_retry_after
+from castdeck.api.models import Source
 from castdeck.api.retry import backoff_delay
 from castdeck.api.transport import RawResponse, RetryPolicy
 from castdeck.api.uploads import download_to
@@ -267,3 +268,11 @@ async def test_a_page_with_unreadable_items_yields_the_readable_ones_when_asked(
         )
         with pytest.raises(InvalidResponseError, match=r"list item .*\(id: Field required\)"):
             await client.podcasts.list().to_list()  # the strict reading stays the default
+
+
+def test_an_answer_nested_too_deep_for_the_cache_is_a_broken_answer() -> None:
+    deep = b'{"data": [{"id": "s1", "metadata": ' + b"[" * 300 + b"1" + b"]" * 300 + b"}]}"
+    with pytest.raises(InvalidResponseError, match="nests deeper than 64"):
+        raw(deep).json()
+    shallow = b'{"data": {"id": "s1", "metadata": ' + b"[" * 60 + b"1" + b"]" * 60 + b"}}"
+    Source.model_validate(raw(shallow).json()["data"]).model_dump(mode="json")  # what the cache stores

@@ -7,7 +7,10 @@ proxy in front of it) sends that Python's reader accepts but nothing after it ca
   and so is a number that does not fit a double (``1e400``, an integer of 400 digits): code that
   formats, sorts or rounds a number must not meet one it cannot convert;
 - a lone UTF-16 surrogate written as an escape (``"\\ud800"``) becomes U+FFFD: such a string
-  cannot be encoded as UTF-8, so the cache, the log and Qt would each fail on it later.
+  cannot be encoded as UTF-8, so the cache, the log and Qt would each fail on it later;
+- arrays and objects nested deeper than :data:`MAX_DEPTH` are refused: no shape of the interface
+  nests more than a few levels, and a value 255 deep can no longer be serialized by pydantic (the
+  cache stores every model it reads), nor printed near Python's recursion limit.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ import math
 import re
 from typing import Any
 
-__all__ = ["NotJson", "loads"]
+__all__ = ["MAX_DEPTH", "NotJson", "loads"]
+
+MAX_DEPTH = 64
 
 
 class NotJson(ValueError):
@@ -53,9 +58,24 @@ def loads(content: bytes | str) -> Any:
     :class:`NotJson`, ``UnicodeDecodeError``) or ``RecursionError`` for anything else."""
     value = json.loads(content, parse_constant=_constant, parse_float=_float, parse_int=_int)
     raw = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else content
+    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and _too_deep(value):
+        raise NotJson(f"the answer nests deeper than {MAX_DEPTH} levels")
     if _SURROGATE_ESCAPE.search(raw):  # pairs decode to one character; only lone halves remain
         value = _without_surrogates(value)
     return value
+
+
+def _too_deep(value: Any) -> bool:
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        for child in children:
+            if isinstance(child, dict | list):
+                if depth >= MAX_DEPTH:
+                    return True
+                stack.append((child, depth + 1))
+    return False
 
 
 def _without_surrogates(value: Any) -> Any:
