@@ -23,11 +23,13 @@ from castdeck.services.messages import MESSAGE_LIMIT, clip, error_text
 from castdeck.services.safe_html import clip_text, looks_like_html, safe_html
 
 __all__ = [
+    "DISPLAY_LIMIT",
     "Banner",
     "SafeTextBrowser",
     "alive",
     "ask",
     "describe_error",
+    "display_text",
     "heading_label",
     "open_web_link",
     "run_dialog",
@@ -39,6 +41,16 @@ REQUEST_ID_LIMIT = 120
 BANNER_LIMIT = 2 * MESSAGE_LIMIT
 """A banner holds its context and one message; anything longer is clipped (a title or a message
 quoted from the service must not become a megabyte of label)."""
+
+
+DISPLAY_LIMIT = 2_000
+"""Characters of one value from the service shown in a label, a table cell or a tooltip: a title
+of a megabyte is clipped (laying out a megabyte of label text takes seconds, every time)."""
+
+
+def display_text(value: object) -> str:
+    """``value`` as the text of a label or a cell, clipped to :data:`DISPLAY_LIMIT`."""
+    return clip(value if isinstance(value, str) else str(value), DISPLAY_LIMIT)
 
 
 def describe_error(error: BaseException) -> tuple[str, str | None]:
