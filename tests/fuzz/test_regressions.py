@@ -9,11 +9,12 @@ from typing import Any
 
 import httpx
 import pytest
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from castdeck.api import ApiError, CastdeckError, Client, InvalidResponseError
 from castdeck.api.errors import error_from_response, parse_retry_after
-from castdeck.api.models import Source
+from castdeck.api.models import Podcast, Source
 from castdeck.api.retry import backoff_delay
 from castdeck.api.transport import RawResponse, RetryPolicy
 from castdeck.api.uploads import download_to
@@ -21,7 +22,7 @@ from castdeck.services.messages import MESSAGE_LIMIT, error_text, problem_text
 from castdeck.services.safe_html import TEXT_LIMIT, safe_html
 from castdeck.transcript import FORMATS, export, normalise
 from castdeck.transcript.words import MAX_SECONDS
-from castdeck.ui.widgets import BANNER_LIMIT, REQUEST_ID_LIMIT, Banner, SafeTextBrowser
+from castdeck.ui.widgets import BANNER_LIMIT, DISPLAY_LIMIT, REQUEST_ID_LIMIT, Banner, SafeTextBrowser
 
 HUGE_YEAR = "Mon, 01 Jan 99999999999999999999 00:00:00 GMT"
 
@@ -276,3 +277,21 @@ def test_an_answer_nested_too_deep_for_the_cache_is_a_broken_answer() -> None:
         raw(deep).json()
     shallow = b'{"data": {"id": "s1", "metadata": ' + b"[" * 60 + b"1" + b"]" * 60 + b"}}"
     Source.model_validate(raw(shallow).json()["data"]).model_dump(mode="json")  # what the cache stores
+
+
+def test_details_and_table_cells_clip_a_megabyte_value(qtbot: QtBot) -> None:
+    from castdeck.ui.pane import DetailsPanel
+    from castdeck.ui.panes.hosts import plain_value
+    from castdeck.ui.resource_model import Column, ResourceTableModel
+
+    huge = "w" * 1_000_000
+    details = DetailsPanel()
+    qtbot.addWidget(details)
+    details.show_facts(huge, [("Title", huge), ("Name", plain_value(huge, "Name"))], note=huge, text=huge)
+    shown = [details.heading.text(), details.note.text(), details.value_of("Title"), details.value_of("Name")]
+    assert [len(text or "") for text in shown] == [DISPLAY_LIMIT] * 4
+    assert len(details.text.toPlainText()) == TEXT_LIMIT
+    model = ResourceTableModel([Column("Title", lambda item: huge, tooltip=lambda item: huge)])
+    model.upsert(Podcast(id="p1"))
+    for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+        assert len(model.data(model.index(0, 0), role)) == DISPLAY_LIMIT

@@ -29,6 +29,8 @@ from castdeck.api import CastdeckError
 from castdeck.services.listing import ListFeed
 from castdeck.services.tasks import tasks
 
+from .widgets import display_text
+
 __all__ = ["Column", "ResourceFilterProxy", "ResourceTableModel", "format_time"]
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -94,14 +96,15 @@ class ResourceTableModel(QAbstractTableModel):
         column = self._columns[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
             value = column.value(item)
-            return "" if value is None else str(value)
+            return "" if value is None else display_text(value)
         if role == SORT_ROLE:
             key = (column.sort_key or column.value)(item)
             return "" if key is None else key
         if role == ITEM_ROLE:
             return item
         if role == Qt.ItemDataRole.ToolTipRole and column.tooltip is not None:
-            return column.tooltip(item)
+            tip = column.tooltip(item)
+            return None if tip is None else display_text(tip)
         if role == Qt.ItemDataRole.TextAlignmentRole and column.align_right:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
