@@ -180,6 +180,8 @@ class ResourceTableModel(QAbstractTableModel):
                 self._items.append(item)
             self.endInsertRows()
         self._has_more = page.has_more
+        if page.problem is not None:  # some rows could not be read: the others are shown, this says so
+            self.loadFailed.emit(page.problem)
         if page.offline != self.offline:
             self.offline = page.offline
             self.cached_at = page.cached_at
