@@ -92,8 +92,9 @@ class ListFeed(Generic[M]):
             return None
         count, total = len(page.skipped), len(page.skipped) + len(page.items)
         more = f" and {count - 1} more" if count > 1 else ""
+        verb = "is" if count == 1 else "are"
         return InvalidResponseError(
-            f"{count} of the {total} {self.kind}s on this page could not be read and are not shown "
+            f"{count} of the {total} {self.kind}s on this page could not be read and {verb} not shown "
             f"({page.skipped[0]}{more})",
             request_id=page.request_id,
         )
