@@ -27,6 +27,8 @@ from typing import Any, TypeVar
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
+from tests.fuzz.world import connected  # noqa: F401 - the GUI fuzz tests' session (a fixture)
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 BASE_EXAMPLES = 100
