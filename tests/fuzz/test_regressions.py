@@ -23,6 +23,8 @@ from castdeck.services.safe_html import TEXT_LIMIT, safe_html
 from castdeck.transcript import FORMATS, export, normalise
 from castdeck.transcript.words import MAX_SECONDS
 from castdeck.ui.widgets import BANNER_LIMIT, DISPLAY_LIMIT, REQUEST_ID_LIMIT, Banner, SafeTextBrowser
+from tests.fuzz.world import Connected, json_reply
+from tests.gui.conftest import isolated_settings, memory_keyring, until  # noqa: F401 - fixtures
 
 HUGE_YEAR = "Mon, 01 Jan 99999999999999999999 00:00:00 GMT"
 
@@ -295,3 +297,23 @@ def test_details_and_table_cells_clip_a_megabyte_value(qtbot: QtBot) -> None:
     model.upsert(Podcast(id="p1"))
     for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
         assert len(model.data(model.index(0, 0), role)) == DISPLAY_LIMIT
+
+
+@pytest.mark.asyncio
+async def test_a_page_repeating_a_podcast_and_holding_an_unreadable_one_shows_each_readable_once(
+    connected: Connected, qtbot: QtBot
+) -> None:
+    from castdeck.ui.panes.podcasts import PodcastsPane
+
+    first, second = {"id": "p1", "title": "First"}, {"id": "p2", "title": "Second"}
+    connected.world.replies["/v1/podcasts"] = json_reply({"data": [first, {"title": "no id"}, first, second]})
+    pane = PodcastsPane(connected.session)
+    qtbot.addWidget(pane)
+    pane.activate()
+    await until(lambda: not pane.model.loading)
+    assert [podcast.title for podcast in pane.model.items] == ["First", "Second"]
+    assert pane.banner.text.startswith("Could not load podcasts: ")
+    assert (
+        "1 of the 4 podcasts on this page could not be read and is not shown (item 2: id: Field required)"
+        in (pane.banner.text)
+    )

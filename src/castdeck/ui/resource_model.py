@@ -171,7 +171,10 @@ class ResourceTableModel(QAbstractTableModel):
                 asyncio.get_running_loop().call_soon(self._loading_ended)
         if feed is not self._feed:
             return
-        fresh = [item for item in page.items if str(item.id) not in self._ids]
+        firsts: dict[str, Any] = {}  # an id shown before, or met earlier on this page, is not shown twice
+        for item in page.items:
+            firsts.setdefault(str(item.id), item)
+        fresh = [item for key, item in firsts.items() if key not in self._ids]
         if fresh:
             first = len(self._items)
             self.beginInsertRows(QModelIndex(), first, first + len(fresh) - 1)
