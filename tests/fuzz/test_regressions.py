@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextDocument
 from pytestqt.qtbot import QtBot
 
 from castdeck.api import ApiError, CastdeckError, Client, InvalidResponseError
@@ -24,7 +25,7 @@ from castdeck.transcript import FORMATS, export, normalise
 from castdeck.transcript.words import MAX_SECONDS
 from castdeck.ui.widgets import BANNER_LIMIT, DISPLAY_LIMIT, REQUEST_ID_LIMIT, Banner, SafeTextBrowser
 from tests.fuzz.world import Connected, json_reply
-from tests.gui.conftest import isolated_settings, memory_keyring, until  # noqa: F401 - fixtures
+from tests.gui.conftest import isolated_settings, memory_keyring, quiet, until  # noqa: F401 - fixtures
 
 HUGE_YEAR = "Mon, 01 Jan 99999999999999999999 00:00:00 GMT"
 
@@ -317,3 +318,21 @@ async def test_a_page_repeating_a_podcast_and_holding_an_unreadable_one_shows_ea
         "1 of the 4 podcasts on this page could not be read and is not shown (item 2: id: Field required)"
         in (pane.banner.text)
     )
+
+
+@pytest.mark.asyncio
+async def test_the_account_pane_clips_a_megabyte_organization_and_plan(
+    connected: Connected, qtbot: QtBot
+) -> None:
+    from castdeck.ui.panes.account import AccountPane
+
+    huge = "o" * 1_000_000
+    account = {"data": {"organization_id": huge, "plan": huge, "credits": {"balance": 10**300}}}
+    connected.world.replies["/v1/account"] = json_reply(account)
+    pane = AccountPane(connected.session)
+    qtbot.addWidget(pane)
+    pane.refresh()
+    await until(lambda: not pane.work.pending())
+    assert (len(pane.organization.text()), len(pane.plan.text())) == (DISPLAY_LIMIT, DISPLAY_LIMIT)
+    assert pane.balance.text().endswith(" credits")
+
