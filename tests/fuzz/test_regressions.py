@@ -336,3 +336,34 @@ async def test_the_account_pane_clips_a_megabyte_organization_and_plan(
     assert (len(pane.organization.text()), len(pane.plan.text())) == (DISPLAY_LIMIT, DISPLAY_LIMIT)
     assert pane.balance.text().endswith(" credits")
 
+
+@pytest.mark.asyncio
+async def test_the_status_bar_shows_service_words_as_plain_short_text(
+    connected: Connected, qtbot: QtBot
+) -> None:
+    from castdeck.ui.status import StatusBar
+
+    refusal = {
+        "status": 401,
+        "title": "t",
+        "type": "unauthorized",
+        "detail": '<img src="file:///x.png">' * 10_000,
+    }
+    connected.world.replies["/v1/account"] = json_reply(refusal, 401)
+    status = StatusBar()
+    qtbot.addWidget(status)
+    status.bind(connected.session)
+    with pytest.raises(ApiError):
+        await connected.session.refresh_account()
+    tip = QTextDocument()
+    tip.setHtml(status.connection.toolTip())
+    assert (
+        tip.toPlainText().startswith('<img src="file:///x.png">') and len(tip.toPlainText()) == DISPLAY_LIMIT
+    )
+    connected.world.replies["/v1/account"] = json_reply(
+        {"data": {"organization_id": "<b>org</b>" * 10**5, "plan": "p", "credits": {"balance": 1}}}
+    )
+    await connected.session.refresh_account()
+    assert status.organization.textFormat() == Qt.TextFormat.PlainText
+    assert len(status.organization.text()) == len("Organization: ") + DISPLAY_LIMIT
+    await quiet()  # back online: the outbox looks for work to resend
