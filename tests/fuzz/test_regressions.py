@@ -189,7 +189,8 @@ async def test_a_key_echoed_into_the_request_id_is_never_quoted() -> None:
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
-    "location", ["javascript:alert(1)", "http://[::1", "file:///etc/passwd", "http://h\x00st/"]
+    "location",
+    ["javascript:alert(1)", "http://[::1", "file:///etc/passwd", "http://h\x00st/", "http://xn--/x"],
 )
 async def test_a_redirect_to_something_that_is_no_web_address_is_a_broken_answer(location: str) -> None:
     def answer(request: httpx.Request) -> httpx.Response:

@@ -374,9 +374,10 @@ def web_address(url: str, what: str, status: int | None = None) -> str:
     control character, ``file:`` or ``javascript:``)."""
     try:
         parsed = httpx.URL(url)
-    except httpx.InvalidURL:
-        parsed = None
-    if parsed is None or parsed.scheme not in ("http", "https") or not parsed.host:
+        usable = parsed.scheme in ("http", "https") and bool(parsed.host)  # .host decodes IDNA
+    except (httpx.InvalidURL, ValueError):  # idna.IDNAError is a ValueError ("http://xn--/")
+        usable = False
+    if not usable:
         raise InvalidResponseError(f"{what} is not a web address: {url[:200]!r}", status=status)
     return url
 
@@ -402,7 +403,8 @@ async def _send_bounded(client: httpx.AsyncClient, request: httpx.Request) -> Ra
     """Send and read the whole answer, refusing bodies over :data:`MAX_BODY_BYTES`."""
     try:
         response = await client.send(request, stream=True)
-    except httpx.InvalidURL as exc:  # httpx reads a redirect's Location even when not following it
+    except (httpx.InvalidURL, UnicodeError) as exc:  # httpx reads a redirect's Location (and its IDNA
+        # host) even when not following it
         raise InvalidResponseError(f"the answer's Location is not an address ({exc})") from None
     except httpx.TimeoutException as exc:
         raise APITimeoutError(

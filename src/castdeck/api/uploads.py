@@ -565,7 +565,8 @@ async def download_to(
             request = client.build_request("GET", web_address(url, "the download address"))
             try:
                 response = await client.send(request, stream=True)
-            except httpx.InvalidURL as exc:  # httpx reads a redirect's Location even when not following it
+            except (httpx.InvalidURL, UnicodeError) as exc:  # httpx reads a redirect's Location (and
+                # its IDNA host) even when not following it
                 raise InvalidResponseError(f"the download's Location is not an address ({exc})") from None
             except httpx.TimeoutException as exc:
                 raise APITimeoutError(f"no answer from {request.url.host} in time", request=request) from exc
