@@ -81,16 +81,18 @@ def cases(count: int, *, suppress: tuple[HealthCheck, ...] = ()) -> Callable[[F]
 
             @functools.wraps(inner)
             async def counted_async(*args: Any, **kwargs: Any) -> Any:
-                TALLY.cases += 1
-                return await inner(*args, **kwargs)
+                result = await inner(*args, **kwargs)
+                TALLY.cases += 1  # a case that ran to its end (not one hypothesis cut short)
+                return result
 
             test.hypothesis.inner_test = counted_async  # type: ignore[attr-defined]
         else:
 
             @functools.wraps(inner)
             def counted(*args: Any, **kwargs: Any) -> Any:
+                result = inner(*args, **kwargs)
                 TALLY.cases += 1
-                return inner(*args, **kwargs)
+                return result
 
             test.hypothesis.inner_test = counted  # type: ignore[attr-defined]
         chosen = settings(profile, max_examples=scaled, suppress_health_check=suppress)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from hypothesis import strategies as st
@@ -42,14 +43,38 @@ CONTENT_TYPE = st.sampled_from(
 RETRY_AFTER = st.one_of(
     st.sampled_from(
         [
-            "0", "1", "10", "120", "-5", "1.5", "1e9", "1e400", "nan", "NaN", "inf", "-inf", "", "   ",
-            "Wed, 21 Oct 2015 07:28:00 GMT", "Fri, 31 Dec 9999 23:59:59 GMT",
-            "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
-            "Mon, 01 Jan 99999999999999999999 00:00:00 GMT", "Tue, 32 Jan 2030 25:61:61 GMT",
-            "Thu, 01 Jan 1970 00:00:00 +9999", "Thu, 01 Jan 0001 00:00:00 -2359",
-            "Mon, 01 Jan 2100 00:00:00 GMT", "120, 60", "soon", "١٢", "²", "0x10", "1_000",
+            "0",
+            "1",
+            "10",
+            "120",
+            "-5",
+            "1.5",
+            "1e9",
+            "1e400",
+            "nan",
+            "NaN",
+            "inf",
+            "-inf",
+            "",
+            "   ",
+            "Wed, 21 Oct 2015 07:28:00 GMT",
+            "Fri, 31 Dec 9999 23:59:59 GMT",
+            "Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-94 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 1994",
+            "Mon, 01 Jan 99999999999999999999 00:00:00 GMT",
+            "Tue, 32 Jan 2030 25:61:61 GMT",
+            "Thu, 01 Jan 1970 00:00:00 +9999",
+            "Thu, 01 Jan 0001 00:00:00 -2359",
+            "Mon, 01 Jan 2100 00:00:00 GMT",
+            "120, 60",
+            "soon",
+            "١٢",
+            "²",
+            "0x10",
+            "1_000",
         ]
-    ),  # fmt: skip
+    ),
     st.integers().map(str),
     st.floats().map(repr),
     st.text(max_size=30),
@@ -133,7 +158,7 @@ URL_VALUE = st.one_of(SAME_ORIGIN_URL, HOSTILE_URL, st.text(max_size=20))
 
 LINK = st.one_of(
     st.builds('<{}>; rel="next"'.format, URL_VALUE),
-    st.builds("<{}>; rel=next; title=\"a, b; c\", <{}>; rel=prev".format, URL_VALUE, URL_VALUE),
+    st.builds('<{}>; rel=next; title="a, b; c", <{}>; rel=prev'.format, URL_VALUE, URL_VALUE),
     st.builds('<{}>; rel="prev next"'.format, URL_VALUE),
     st.builds('<{}>; rel="next'.format, URL_VALUE),  # an unterminated quote
     st.builds("{}".format, URL_VALUE),  # no angle brackets at all
@@ -143,15 +168,22 @@ LINK = st.one_of(
     st.text(max_size=40),
 )
 
-REQUEST_ID = st.one_of(st.sampled_from(["req_1", "", " ", "req\x00id", "\u202ereq"]), ODD_TEXT, huge_strings(70_000))
+REQUEST_ID = st.one_of(
+    st.sampled_from(["req_1", "", " ", "req\x00id", "\u202ereq"]), ODD_TEXT, huge_strings(70_000)
+)
 
 
 def _to_bytes(value: str) -> bytes:
     return value.encode("utf-8", "surrogatepass")
 
 
+@functools.cache
+def answer_headers(*, link: bool = False, location: bool = False) -> st.SearchStrategy[dict[str, Any]]:
+    return _answer_headers(link=link, location=location)
+
+
 @st.composite
-def answer_headers(draw: st.DrawFn, *, link: bool = False, location: bool = False) -> dict[str, Any]:
+def _answer_headers(draw: st.DrawFn, *, link: bool, location: bool) -> dict[str, Any]:
     """Headers of one answer (values as bytes, so any character can travel)."""
     headers: dict[str, str] = {}
     content_type = draw(CONTENT_TYPE)

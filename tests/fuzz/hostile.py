@@ -204,7 +204,9 @@ def _paths(value: Json, limit: int = 400) -> list[Path]:
     queue: list[tuple[Path, Json]] = [((), value)]
     while queue and len(found) < limit:
         path, node = queue.pop(0)
-        children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        children = (
+            node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        )
         for key, child in children:
             found.append((*path, key))
             queue.append(((*path, key), child))

@@ -8,6 +8,7 @@ wider world where the spec leaves them open (titles in any script, descriptions 
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime
 from typing import Any
 
@@ -44,9 +45,7 @@ TEXT = st.one_of(st.sampled_from(["", *SAMPLES]), st.text(max_size=12))
 TITLE = st.one_of(st.sampled_from(SAMPLES), st.text(min_size=1, max_size=12))
 DESCRIPTION = st.one_of(TEXT.map(lambda t: f"<p>{t}</p>"), TEXT, HTML)
 URL = st.one_of(
-    st.sampled_from(
-        ["https://cdn.example.com/a.mp3", "https://example.com/p/1", "http://127.0.0.1:9/x.png"]
-    ),
+    st.sampled_from(["https://cdn.example.com/a.mp3", "https://example.com/p/1", "http://127.0.0.1:9/x.png"]),
     UUID.map(lambda u: f"https://cdn.example.com/{u}.png"),
 )
 
@@ -143,7 +142,9 @@ WORD = obj({"start": SECONDS, "end": SECONDS, "speaker": maybe(st.integers(0, 3)
 OLDER_WORD = obj({"word": WORD_TEXT, "start": SECONDS, "end": SECONDS})
 SPEAKER = obj({"host_id": HOST_ID, "name": TITLE})
 TIMESTAMPS = st.one_of(
-    obj({"episode_id": UUID, "speakers": st.lists(SPEAKER, max_size=4), "words": st.lists(WORD, max_size=30)}),
+    obj(
+        {"episode_id": UUID, "speakers": st.lists(SPEAKER, max_size=4), "words": st.lists(WORD, max_size=30)}
+    ),
     obj({"words": st.lists(OLDER_WORD, max_size=30)}),
     st.lists(OLDER_WORD | WORD, max_size=30),  # a bare list of words
 )
@@ -162,8 +163,15 @@ VOICE = obj(
     }
 )
 HOST_VOICE = obj(
-    {"id": VOICE_ID, "gender": maybe(GENDER), "voice_type": maybe(VOICE_TYPE), "accent": maybe(TEXT),
-     "description": maybe(TEXT), "language": maybe(st.just("en")), "model": maybe(TEXT)}  # fmt: skip
+    {
+        "id": VOICE_ID,
+        "gender": maybe(GENDER),
+        "voice_type": maybe(VOICE_TYPE),
+        "accent": maybe(TEXT),
+        "description": maybe(TEXT),
+        "language": maybe(st.just("en")),
+        "model": maybe(TEXT),
+    }
 )
 HOST = obj(
     {
@@ -248,7 +256,13 @@ COUNT = st.integers(0, 10**6) | st.integers(0, 10**8).map(lambda n: n / 100)
 DOWNLOADS = obj({"first_7_days": COUNT, "first_30_days": COUNT, "total": COUNT})
 VIEWS = obj({"last_7_days": COUNT, "last_30_days": COUNT, "total": COUNT})
 EPISODE_ANALYTICS = obj(
-    {"episode_id": UUID, "as_of": TIME, "complete": st.booleans(), "downloads": DOWNLOADS, "video_views": VIEWS}
+    {
+        "episode_id": UUID,
+        "as_of": TIME,
+        "complete": st.booleans(),
+        "downloads": DOWNLOADS,
+        "video_views": VIEWS,
+    }
 )
 PODCAST_ANALYTICS = obj(
     {
@@ -256,10 +270,21 @@ PODCAST_ANALYTICS = obj(
         "as_of": TIME,
         "complete": st.booleans(),
         "analytics_enabled": st.booleans(),
-        "totals": obj({"downloads": COUNT, "video_views": COUNT, "plays": COUNT, "last_7_days": COUNT,
-                       "last_30_days": COUNT}),  # fmt: skip
-        "plays_by_app": st.dictionaries(st.sampled_from(["Apple Podcasts", "Spotify", "Overcast", "Web"]), COUNT),
-        "episodes": st.lists(obj({"episode_id": UUID, "downloads": DOWNLOADS, "video_views": VIEWS}), max_size=5),
+        "totals": obj(
+            {
+                "downloads": COUNT,
+                "video_views": COUNT,
+                "plays": COUNT,
+                "last_7_days": COUNT,
+                "last_30_days": COUNT,
+            }
+        ),
+        "plays_by_app": st.dictionaries(
+            st.sampled_from(["Apple Podcasts", "Spotify", "Overcast", "Web"]), COUNT
+        ),
+        "episodes": st.lists(
+            obj({"episode_id": UUID, "downloads": DOWNLOADS, "video_views": VIEWS}), max_size=5
+        ),
     }
 )
 
@@ -281,6 +306,7 @@ RECOVERY = obj(
 )
 
 
+@functools.cache
 def problem(status: int) -> S[dict[str, Any]]:
     return obj(
         {"status": st.just(status), "title": TEXT, "type": st.sampled_from(PROBLEM_TYPES)},
@@ -306,6 +332,7 @@ LEGACY_ERROR = obj(
 )
 
 
+@functools.cache
 def error_body(status: int) -> S[Json]:
     """Either envelope, a gateway's HTML page, or nothing."""
     return st.one_of(
@@ -326,9 +353,12 @@ def data(resource: S[Json]) -> S[Json]:
 
 
 def page(item: S[Json], max_items: int = 4) -> S[Json]:
-    return st.fixed_dictionaries({"data": st.lists(item, max_size=max_items)}, optional={"pagination": PAGINATION})
+    return st.fixed_dictionaries(
+        {"data": st.lists(item, max_size=max_items)}, optional={"pagination": PAGINATION}
+    )
 
 
+@functools.cache
 def answer(valid: S[Json], *, huge_max: int = 1_000_000, max_changes: int = 3) -> S[Json]:
     """A valid answer body, mutated in a few places (or whole)."""
     return mutated(valid, huge_max=huge_max, max_changes=max_changes)
