@@ -13,12 +13,12 @@ Every failure the client reports is a :class:`CastdeckError`:
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import httpx
 from pydantic import ValidationError
 
+from . import wire_json
 from .models import FieldError, LegacyErrorEnvelope, Problem, Recovery, field_errors
 
 __all__ = [
@@ -254,7 +254,7 @@ def parse_retry_after(value: str | None) -> float | None:
 
         try:
             when = parsedate_to_datetime(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # a year of twenty digits overflows
             return None
         if when.tzinfo is None:
             when = when.replace(tzinfo=UTC)
@@ -315,8 +315,8 @@ def error_from_response(status: int, content: bytes, headers: httpx.Headers) -> 
     body: Any = None
     if content:
         try:
-            body = json.loads(content)
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError):
+            body = wire_json.loads(content)
+        except (RecursionError, ValueError):
             body = None
     problem = problem_from_body(status, body, headers)
     if body is None and content:

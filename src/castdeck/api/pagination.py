@@ -3,11 +3,14 @@ Link header, a body ``pagination.next_cursor``."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
+from urllib.parse import urljoin
 
+import httpx
 from pydantic import BaseModel, ValidationError
 
 from .errors import InvalidResponseError
@@ -49,6 +52,8 @@ class Page(Generic[T]):
     request_id: str | None
     next_url: str | None
     next_cursor: str | None
+    skipped: tuple[str, ...] = ()
+    """With ``pages(skip_invalid=True)``: why each item left out of ``items`` could not be read."""
 
     @property
     def has_more(self) -> bool:
@@ -93,22 +98,23 @@ class AsyncPaginator(Generic[T]):
                 break
         return out
 
-    async def pages(self, start_url: str | None = None) -> AsyncIterator[Page[T]]:
-        """Every page from the first (or from ``start_url``, a next link kept from before)."""
-        url: str = start_url or self._path
+    async def pages(
+        self, start_url: str | None = None, *, skip_invalid: bool = False
+    ) -> AsyncIterator[Page[T]]:
+        """Every page from the first (or from ``start_url``, a next link kept from before).
+
+        An item that does not match the interface makes its page an :class:`InvalidResponseError`;
+        with ``skip_invalid`` it is left out of the page instead, and said why in ``Page.skipped``
+        (a list shows what it can read)."""
+        url: str = self._next_address(start_url) if start_url else self._path
         params: dict[str, Any] | None = None if start_url else dict(self._params)
         seen: set[str] = set()
         for _ in range(self._max_pages):
             response = await self._transport.request("GET", url, params=params)
-            page = self._page(response)
+            page = self._page(response, skip_invalid)
             yield page
             if page.next_url is not None:
-                target = page.next_url
-                if target.startswith("/"):
-                    target = self._transport.base_url + target
-                if origin_of(target) != self._transport.origin:
-                    raise InvalidResponseError(f"the next page link points to another origin: {target}")
-                url, params = target, None
+                url, params = self._next_address(page.next_url), None
             elif page.next_cursor is not None:
                 url, params = self._path, {**self._params, "cursor": page.next_cursor}
             else:
@@ -119,34 +125,54 @@ class AsyncPaginator(Generic[T]):
             seen.add(key)
         raise InvalidResponseError(f"the list has more than {self._max_pages} pages")
 
-    def _page(self, response: RawResponse) -> Page[T]:
+    def _next_address(self, link: str) -> str:
+        """The next page's address (``link`` as resolved by :meth:`_page`), on the service's origin."""
+        try:
+            target = urljoin(self._transport.base_url + "/", link)  # a link kept from before
+            same = origin_of(target) == self._transport.origin
+        except (ValueError, httpx.InvalidURL):  # "http://[::1", a port beyond 65535, a NUL
+            raise InvalidResponseError(f"the next page link is not an address: {link[:200]!r}") from None
+        if not same:
+            raise InvalidResponseError(f"the next page link points to another origin: {target[:200]}")
+        return target
+
+    def _page(self, response: RawResponse, skip_invalid: bool = False) -> Page[T]:
         body = response.json()
         if not isinstance(body, dict) or not isinstance(body.get("data"), list):
             raise InvalidResponseError(
                 "a list answer must be an object with a data array", status=response.status,
                 request_id=response.request_id,
             )  # fmt: skip
-        try:
-            items: list[T]
-            if isinstance(self._model, type):
-                cls = cast("type[T]", self._model)
-                items = [cls.model_validate(item) for item in body["data"]]
-            else:
-                items = [self._model(item) for item in body["data"]]
-        except ValidationError as exc:
-            raise InvalidResponseError(
-                f"a list item does not match the interface: {exc.errors()[0].get('msg')}",
-                status=response.status, request_id=response.request_id,
-            ) from None  # fmt: skip
+        items: list[T] = []
+        skipped: list[str] = []
+        for number, raw in enumerate(body["data"], 1):
+            try:
+                if isinstance(self._model, type):
+                    items.append(cast("type[T]", self._model).model_validate(raw))
+                else:
+                    items.append(self._model(raw))
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(str(part) for part in first.get("loc", ()))
+                reason = f"{where}: {first.get('msg')}" if where else str(first.get("msg"))
+                if not skip_invalid:
+                    raise InvalidResponseError(
+                        f"a list item does not match the interface ({reason})",
+                        status=response.status, request_id=response.request_id,
+                    ) from None  # fmt: skip
+                skipped.append(f"item {number}: {reason}")
         for item in items:  # each item keeps the request id of the page it came from
             if hasattr(item, "_request_id"):
                 item._request_id = response.request_id
         links = parse_link_header(response.headers.get_list("link"))
         next_url = links.get("next")
+        if next_url is not None:
+            with contextlib.suppress(ValueError):  # kept as sent: following it says what is wrong
+                next_url = urljoin(str(response.url), next_url)  # relative to the page (RFC 8288)
         next_cursor = None
         pagination = body.get("pagination")
         if next_url is None and isinstance(pagination, dict):
             cursor = pagination.get("next_cursor")
             if isinstance(cursor, str) and cursor and pagination.get("has_more") is not False:
                 next_cursor = cursor
-        return Page(items, response.request_id, next_url, next_cursor)
+        return Page(items, response.request_id, next_url, next_cursor, tuple(skipped))

@@ -7,6 +7,7 @@ clients (or many jobs of one client) that failed together do not come back toget
 
 from __future__ import annotations
 
+import math
 import random
 
 __all__ = ["MAX_RETRY_AFTER", "backoff_delay"]
@@ -25,7 +26,9 @@ def backoff_delay(
 ) -> float:
     """Seconds to wait after ``attempt`` failures in a row (0 for the first): ``retry_after`` when
     the service gave one, else a random time in ``[c/2, c]`` with ``c = min(cap, base * 2**attempt)``."""
-    if retry_after is not None:
+    if retry_after is not None and math.isfinite(retry_after):
         return min(max(retry_after, 0.0), max_retry_after)
-    ceiling = min(cap, base * (2 ** max(0, attempt)))
+    # The exponent is bounded: a poller that meets faults for hours counts past 1024, and
+    # 2.0 ** 1024 no longer fits a float.
+    ceiling = min(cap, base * 2.0 ** min(max(0, attempt), 64))
     return random.uniform(ceiling / 2, ceiling)

@@ -19,6 +19,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from . import wire_json
 from .budget import RequestBudget
 from .errors import (
     APIConnectionError,
@@ -29,7 +30,16 @@ from .errors import (
 )
 from .retry import backoff_delay
 
-__all__ = ["MAX_BODY_BYTES", "RawResponse", "RetryPolicy", "Transport", "new_idempotency_key", "origin_of"]
+__all__ = [
+    "MAX_BODY_BYTES",
+    "RawResponse",
+    "RetryPolicy",
+    "Transport",
+    "new_idempotency_key",
+    "origin_of",
+    "redirect_target",
+    "web_address",
+]
 
 MAX_BODY_BYTES = 32 * 1024 * 1024
 MAX_REDIRECTS = 5
@@ -113,8 +123,8 @@ class RawResponse:
                 request_id=self.request_id,
             )
         try:
-            return json.loads(self.content)
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError) as exc:
+            return wire_json.loads(self.content)
+        except (RecursionError, ValueError) as exc:  # JSONDecodeError, UnicodeDecodeError, NotJson
             raise InvalidResponseError(
                 f"the service's JSON is malformed ({exc})", status=self.status, request_id=self.request_id
             ) from None
@@ -222,6 +232,17 @@ class Transport:
         secret = self._api_key.encode()
         return content.replace(secret, b"[redacted]") if secret in content else content
 
+    def _scrub_headers(self, response: RawResponse) -> RawResponse:
+        """The answer with the key blanked out of its headers too (a proxy may echo it into
+        ``X-Request-Id``, which error messages, banners and the log quote)."""
+        secret = self._api_key.encode()
+        if not any(secret in value for _, value in response.headers.raw):
+            return response
+        headers = httpx.Headers(
+            [(name, value.replace(secret, b"[redacted]")) for name, value in response.headers.raw]
+        )
+        return RawResponse(response.status, headers, response.content, response.url)
+
     def _credentials_for(self, url: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if origin_of(url) == self.origin else {}
 
@@ -252,7 +273,9 @@ class Transport:
         attempt = 0
         while True:
             try:
-                response = await self._send(method, self.url(path), clean_params, body, extra)
+                response = self._scrub_headers(
+                    await self._send(method, self.url(path), clean_params, body, extra)
+                )
             except APIConnectionError:
                 if retryable and attempt < self.policy.max_retries:
                     await asyncio.sleep(self.policy.delay(attempt))
@@ -295,7 +318,7 @@ class Transport:
             )
             response = await _send_bounded(client, request)
             if response.status in (301, 302, 303, 307, 308) and "location" in response.headers:
-                target = urljoin(str(request.url), response.headers["location"])
+                target = redirect_target(request.url, response)
                 if target in seen:
                     raise InvalidResponseError("the service redirects in a loop", status=response.status)
                 seen.add(target)
@@ -322,6 +345,7 @@ class Transport:
         request_headers = {k: v for k, v in (headers or {}).items() if k.lower() != "authorization"}
         await self.ready_signed_client()
         for _ in range(MAX_REDIRECTS + 1):
+            web_address(url, "the signed address")
             request = self.signed_client.build_request(method, url, headers=request_headers, content=content)
             if timeout is not None:
                 request.extensions["timeout"] = timeout.as_dict()
@@ -331,17 +355,42 @@ class Transport:
                 and "location" in response.headers
                 and not isinstance(content, AsyncIterable)
             ):
-                url = urljoin(url, response.headers["location"])
+                url = redirect_target(request.url, response)
                 continue
             if (
                 response.status in (301, 302, 303)
                 and "location" in response.headers
                 and method in SAFE_METHODS
             ):
-                url = urljoin(url, response.headers["location"])
+                url = redirect_target(request.url, response)
                 continue
             return response
         raise InvalidResponseError(f"more than {MAX_REDIRECTS} redirects from a signed address")
+
+
+def web_address(url: str, what: str, status: int | None = None) -> str:
+    """``url`` when it is an http(s) address with a host, as the next request will parse it; else
+    an :class:`InvalidResponseError` naming ``what`` (``http://[::1``, a port beyond 65535, a
+    control character, ``file:`` or ``javascript:``)."""
+    try:
+        parsed = httpx.URL(url)
+        usable = parsed.scheme in ("http", "https") and bool(parsed.host)  # .host decodes IDNA
+    except (httpx.InvalidURL, ValueError):  # idna.IDNAError is a ValueError ("http://xn--/")
+        usable = False
+    if not usable:
+        raise InvalidResponseError(f"{what} is not a web address: {url[:200]!r}", status=status)
+    return url
+
+
+def redirect_target(base: httpx.URL, response: RawResponse | httpx.Response) -> str:
+    """Where a redirect points, resolved against the request's address (see :func:`web_address`)."""
+    status = response.status if isinstance(response, RawResponse) else response.status_code
+    location = response.headers["location"]
+    try:
+        target = urljoin(str(base), location)
+    except ValueError:  # urllib refuses "http://[::1"
+        target = location
+    return web_address(target, "the redirect's Location", status)
 
 
 def _param(value: Any) -> Any:
@@ -354,6 +403,9 @@ async def _send_bounded(client: httpx.AsyncClient, request: httpx.Request) -> Ra
     """Send and read the whole answer, refusing bodies over :data:`MAX_BODY_BYTES`."""
     try:
         response = await client.send(request, stream=True)
+    except (httpx.InvalidURL, UnicodeError) as exc:  # httpx reads a redirect's Location (and its IDNA
+        # host) even when not following it
+        raise InvalidResponseError(f"the answer's Location is not an address ({exc})") from None
     except httpx.TimeoutException as exc:
         raise APITimeoutError(
             f"no answer from {request.url.host} in time ({type(exc).__name__})", request=request
@@ -372,7 +424,7 @@ async def _send_bounded(client: httpx.AsyncClient, request: httpx.Request) -> Ra
     stream: AsyncIterator[bytes] | None = None
     try:
         declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        if declared.isascii() and declared.isdigit() and int(declared) > MAX_BODY_BYTES:  # not "²"
             raise InvalidResponseError(
                 f"the answer is {int(declared)} bytes, more than the {MAX_BODY_BYTES} allowed",
                 status=response.status_code, request_id=response.headers.get("x-request-id"),
@@ -436,8 +488,8 @@ def _reject_error_body(response: RawResponse) -> None:
     if "json" not in media or not response.content.lstrip().startswith(b"{"):
         return
     try:
-        body = json.loads(response.content)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError):
+        body = wire_json.loads(response.content)
+    except (RecursionError, ValueError):
         return  # RawResponse.json() reports it when the body is read
     if isinstance(body, dict) and "data" not in body and isinstance(body.get("error"), dict):
         message = body["error"].get("message") or body["error"].get("code") or "an error"

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
-from urllib.parse import urljoin
 
 import httpx
 
@@ -56,7 +55,7 @@ from .models.files import (
 )
 from .models.limits import MAX_UPLOAD_BYTES, MIN_UPLOAD_BYTES
 from .response import parse_data
-from .transport import MAX_REDIRECTS
+from .transport import MAX_REDIRECTS, redirect_target, web_address
 
 if TYPE_CHECKING:
     from .transport import Transport
@@ -568,9 +567,12 @@ async def download_to(
 
     try:
         for _ in range(MAX_REDIRECTS + 1):
-            request = client.build_request("GET", url)
+            request = client.build_request("GET", web_address(url, "the download address"))
             try:
                 response = await client.send(request, stream=True)
+            except (httpx.InvalidURL, UnicodeError) as exc:  # httpx reads a redirect's Location (and
+                # its IDNA host) even when not following it
+                raise InvalidResponseError(f"the download's Location is not an address ({exc})") from None
             except httpx.TimeoutException as exc:
                 raise APITimeoutError(f"no answer from {request.url.host} in time", request=request) from exc
             except httpx.TransportError as exc:
@@ -579,7 +581,7 @@ async def download_to(
                 ) from exc
             try:
                 if response.status_code in (301, 302, 303, 307, 308) and "location" in response.headers:
-                    url = urljoin(str(request.url), response.headers["location"])
+                    url = redirect_target(request.url, response)
                     continue
                 if response.status_code >= 300:
                     content = b""
@@ -589,7 +591,7 @@ async def download_to(
                             break
                     raise error_from_response(response.status_code, content[:65536], response.headers)
                 declared = response.headers.get("content-length", "")
-                total = int(declared) if declared.isdigit() else None
+                total = int(declared) if declared.isascii() and declared.isdigit() else None
                 handle = await run(partial.open, "wb")
                 received = 0
                 if progress is not None:

@@ -14,7 +14,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from castdeck.api import APIConnectionError, Client
+from castdeck.api import APIConnectionError, Client, InvalidResponseError
 from castdeck.api.pagination import AsyncPaginator, Page
 
 from .session import Session
@@ -30,6 +30,9 @@ class FeedPage(Generic[M]):
     has_more: bool
     offline: bool = False
     cached_at: float | None = None  # when the cached copy was read from the service
+    problem: InvalidResponseError | None = None
+    """Why some items of the page are not in ``items`` (the service sent them in a shape the
+    client cannot read); the readable ones are shown, this says what is missing."""
 
 
 class ListFeed(Generic[M]):
@@ -60,7 +63,7 @@ class ListFeed(Generic[M]):
             return FeedPage([], has_more=False)
         if self._pages is None:
             paginator = self._open_list(self.session.client)
-            self._pages = paginator.pages(self._next_url)
+            self._pages = paginator.pages(self._next_url, skip_invalid=True)
         try:
             page = await self.session.guard(anext(self._pages))
         except StopAsyncIteration:
@@ -82,7 +85,19 @@ class ListFeed(Generic[M]):
         if last:
             self._done = True
             await self._drop_pages()
-        return FeedPage(page.items, has_more=not last)
+        return FeedPage(page.items, has_more=not last, problem=self._unreadable(page))
+
+    def _unreadable(self, page: Page[M]) -> InvalidResponseError | None:
+        if not page.skipped:
+            return None
+        count, total = len(page.skipped), len(page.skipped) + len(page.items)
+        more = f" and {count - 1} more" if count > 1 else ""
+        verb = "is" if count == 1 else "are"
+        return InvalidResponseError(
+            f"{count} of the {total} {self.kind}s on this page could not be read and {verb} not shown "
+            f"({page.skipped[0]}{more})",
+            request_id=page.request_id,
+        )
 
     async def _from_cache(self) -> FeedPage[M]:
         cached = await self.session.cached_list(self.list_key)

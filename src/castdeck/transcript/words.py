@@ -84,14 +84,23 @@ def word_at(starts: Sequence[float], seconds: float) -> int:
     return bisect_right(starts, seconds) - 1
 
 
+MAX_SECONDS = 7 * 24 * 3600.0
+"""Times beyond a week are not times in an episode (and in milliseconds they would overflow the
+player's positions and the subtitle clocks): such a word is dropped, such an end clamped."""
+
+
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         return None
     try:
         number = float(value)
-    except ValueError:
+    except (ValueError, OverflowError):  # an int beyond a double, digits of other scripts
         return None
     return number if math.isfinite(number) else None
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def normalise(payload: Any, episode_id: str | None = None) -> Transcript:
@@ -106,7 +115,7 @@ def normalise(payload: Any, episode_id: str | None = None) -> Transcript:
     if not isinstance(payload, dict):
         raise ValueError("word timestamps must be an object or a list of words")
     speakers: list[Speaker] = []
-    for i, raw in enumerate(payload.get("speakers") or []):
+    for i, raw in enumerate(_list(payload.get("speakers"))):
         if isinstance(raw, dict):
             name = str(raw.get("name") or raw.get("host_id") or f"Speaker {i + 1}").strip()
             host = raw.get("host_id")
@@ -114,7 +123,7 @@ def normalise(payload: Any, episode_id: str | None = None) -> Transcript:
         else:
             speakers.append(Speaker(str(raw).strip() or f"Speaker {i + 1}"))
     words: list[Word] = []
-    for raw in payload.get("words") or []:
+    for raw in _list(payload.get("words")):
         if not isinstance(raw, dict):
             continue
         text = raw.get("text", raw.get("word"))
@@ -122,11 +131,11 @@ def normalise(payload: Any, episode_id: str | None = None) -> Transcript:
             continue
         text = " ".join(text.split())
         start = _number(raw.get("start"))
-        if not text or start is None:
+        if not text or start is None or start > MAX_SECONDS:
             continue
         start = max(start, 0.0)
         end = _number(raw.get("end"))
-        end = start if end is None or end < start else end
+        end = start if end is None or end < start else min(end, MAX_SECONDS)
         speaker = raw.get("speaker")
         if not isinstance(speaker, int) or isinstance(speaker, bool) or not 0 <= speaker < len(speakers):
             speaker = None

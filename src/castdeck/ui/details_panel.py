@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractButton, QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from .flow_layout import FlowLayout, flow_policy
-from .widgets import SafeTextBrowser, open_web_link
+from .widgets import SafeTextBrowser, display_text, open_web_link
 
 __all__ = ["DetailsPanel", "link_label"]
 
@@ -138,22 +138,24 @@ class DetailsPanel(QWidget):
         self.placeholder.hide()
         if self._picture is not None:
             self._picture.show()
-        self.heading.setText(heading or "(untitled)")
+        self.heading.setText(display_text(heading or "(untitled)"))
         if note:
             colors = {"error": "#c62828", "warning": "#b26a00", "info": "palette(text)"}
             self.note.setStyleSheet(f"color: {colors.get(note_kind, 'palette(text)')};")
-            self.note.setText(note)
+            self.note.setText(display_text(note))
             self.note.show()
         else:
             self.note.hide()
         while self.form.rowCount():
             self.form.removeRow(0)
         for label, value in rows:
+            if isinstance(value, QLabel) and value.textFormat() == Qt.TextFormat.PlainText:
+                value.setText(display_text(value.text()))  # a service value: clipped for display
             if isinstance(value, QWidget):
                 self.form.addRow(label, value)
                 value.show()
             else:
-                shown = QLabel("—" if value in (None, "", []) else str(value))
+                shown = QLabel("—" if value in (None, "", []) else display_text(value))
                 shown.setTextFormat(Qt.TextFormat.PlainText)
                 shown.setWordWrap(True)
                 shown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -29,6 +29,8 @@ from castdeck.api import CastdeckError
 from castdeck.services.listing import ListFeed
 from castdeck.services.tasks import tasks
 
+from .widgets import display_text
+
 __all__ = [
     "DESCRIPTION_ROLE",
     "ITEM_ROLE",
@@ -66,7 +68,10 @@ def format_time(value: str | None) -> str:
     except ValueError:
         return value
     if moment.tzinfo is not None:
-        moment = moment.astimezone()
+        try:
+            moment = moment.astimezone()
+        except OverflowError:  # year 9999 with a negative offset (or year 1 with a positive one)
+            return value
     return moment.strftime("%Y-%m-%d %H:%M")
 
 
@@ -114,14 +119,15 @@ class ResourceTableModel(QAbstractTableModel):
         column = self._columns[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
             value = column.value(item)
-            return "" if value is None else str(value)
+            return "" if value is None else display_text(value)
         if role == SORT_ROLE:
             key = (column.sort_key or column.value)(item)
             return "" if key is None else key
         if role == ITEM_ROLE:
             return item
         if role == Qt.ItemDataRole.ToolTipRole and column.tooltip is not None:
-            return column.tooltip(item)
+            tip = column.tooltip(item)
+            return None if tip is None else display_text(tip)
         if role == Qt.ItemDataRole.TextAlignmentRole and column.align_right:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == DESCRIPTION_ROLE and self.describe is not None and index.column() == 0:
@@ -190,7 +196,10 @@ class ResourceTableModel(QAbstractTableModel):
                 asyncio.get_running_loop().call_soon(self._loading_ended)
         if feed is not self._feed:
             return
-        fresh = [item for item in page.items if str(item.id) not in self._ids]
+        firsts: dict[str, Any] = {}  # an id shown before, or met earlier on this page, is not shown twice
+        for item in page.items:
+            firsts.setdefault(str(item.id), item)
+        fresh = [item for key, item in firsts.items() if key not in self._ids]
         if fresh:
             first = len(self._items)
             self.beginInsertRows(QModelIndex(), first, first + len(fresh) - 1)
@@ -199,6 +208,8 @@ class ResourceTableModel(QAbstractTableModel):
                 self._items.append(item)
             self.endInsertRows()
         self._has_more = page.has_more
+        if page.problem is not None:  # some rows could not be read: the others are shown, this says so
+            self.loadFailed.emit(page.problem)
         if page.offline != self.offline:
             self.offline = page.offline
             self.cached_at = page.cached_at

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import contextlib
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import Qt as GuiQt
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 
 from castdeck.api.models import Account
 from castdeck.services.session import ConnectionState, Session
+
+from .widgets import display_text
 
 __all__ = ["StatusBar", "format_credits"]
 
@@ -35,6 +39,8 @@ class StatusBar(QStatusBar):
         self.organization.setAccessibleName("Organization")
         self.plan = QLabel(self)
         self.plan.setAccessibleName("Plan")
+        for label in (self.organization, self.plan):
+            label.setTextFormat(Qt.TextFormat.PlainText)  # they quote the service
         self.balance = QLabel(self)
         self.balance.setAccessibleName("Credit balance")
         self.activity = QProgressBar(self)
@@ -67,7 +73,8 @@ class StatusBar(QStatusBar):
         assert self.session is not None
         text, color = STATE_TEXT[self.session.state]
         self.connection.setText(f'<span style="color:{color}">●</span> {text}')
-        self.connection.setToolTip(self.session.state_detail or self.session.profile.base_url)
+        detail = display_text(self.session.state_detail or self.session.profile.base_url)
+        self.connection.setToolTip(GuiQt.convertFromPlainText(detail))  # a service message, never markup
 
     def _account(self, account: Account | None) -> None:
         if account is None:
@@ -75,8 +82,8 @@ class StatusBar(QStatusBar):
             self.plan.setText("Plan: —")
             self.balance.setText("Credits: —")
             return
-        self.organization.setText(f"Organization: {account.organization_id}")
-        self.plan.setText(f"Plan: {account.plan}")
+        self.organization.setText(f"Organization: {display_text(account.organization_id)}")
+        self.plan.setText(f"Plan: {display_text(account.plan)}")
         self.balance.setText(f"Credits: {format_credits(account.credits.balance)}")
 
     def _activity(self, in_flight: int) -> None:

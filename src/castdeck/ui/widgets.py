@@ -19,24 +19,46 @@ from PySide6.QtWidgets import (
 )
 
 from castdeck.api import CastdeckError
-from castdeck.services.messages import error_text
+from castdeck.services.messages import MESSAGE_LIMIT, clip, error_text
+from castdeck.services.safe_html import clip_text, looks_like_html, safe_html
 
 __all__ = [
+    "DISPLAY_LIMIT",
     "Banner",
     "SafeTextBrowser",
     "alive",
     "ask",
     "describe_error",
+    "display_text",
     "heading_label",
     "open_web_link",
     "run_dialog",
 ]
 
 
+REQUEST_ID_LIMIT = 120
+"""A request id longer than this is not one a person can quote: it is shown (and copied) clipped."""
+BANNER_LIMIT = 2 * MESSAGE_LIMIT
+"""A banner holds its context and one message; anything longer is clipped (a title or a message
+quoted from the service must not become a megabyte of label)."""
+
+
+DISPLAY_LIMIT = 2_000
+"""Characters of one value from the service shown in a label, a table cell or a tooltip: a title
+of a megabyte is clipped (laying out a megabyte of label text takes seconds, every time)."""
+
+
+def display_text(value: object) -> str:
+    """``value`` as the text of a label or a cell, clipped to :data:`DISPLAY_LIMIT`."""
+    return clip(value if isinstance(value, str) else str(value), DISPLAY_LIMIT)
+
+
 def describe_error(error: BaseException) -> tuple[str, str | None]:
     """A message a creator can act on, and the request id to quote (when there is one)."""
     request_id = getattr(error, "request_id", None) if isinstance(error, CastdeckError) else None
-    return error_text(error), request_id
+    if not isinstance(request_id, str) or not request_id.strip():
+        request_id = None
+    return error_text(error), clip(request_id, REQUEST_ID_LIMIT) if request_id else None
 
 
 class Banner(QFrame):
@@ -77,10 +99,11 @@ class Banner(QFrame):
 
     def show_message(self, text: str, *, kind: str = "info", request_id: str | None = None) -> None:
         self.kind = kind
-        self.request_id = request_id
-        shown = text + (f"\nRequest ID: {request_id}" if request_id else "")
+        request_id = (request_id or "").strip()
+        self.request_id = clip(request_id, REQUEST_ID_LIMIT) if request_id else None
+        shown = clip(text, BANNER_LIMIT) + (f"\nRequest ID: {self.request_id}" if self.request_id else "")
         self.label.setText(shown)
-        self.copy_button.setVisible(bool(request_id))
+        self.copy_button.setVisible(bool(self.request_id))
         self.setProperty("kind", kind)
         palette_colors = {"error": "#c62828", "warning": "#b26a00", "info": "#1565c0", "offline": "#6d4c41"}
         color = palette_colors.get(kind, "#1565c0")
@@ -104,7 +127,9 @@ class Banner(QFrame):
 
 class SafeTextBrowser(QTextBrowser):
     """Shows text or HTML from the service without loading anything: no remote or local resources,
-    no scripts (Qt's rich text has none), links open in the browser only when they are http(s)."""
+    no scripts (Qt's rich text has none), links open in the browser only when they are http(s).
+    HTML goes through :func:`~castdeck.services.safe_html.safe_html` first (text markup only,
+    tables nested at most three deep, the text clipped), so no description can freeze the layout."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -117,10 +142,10 @@ class SafeTextBrowser(QTextBrowser):
 
     def set_service_text(self, text: str | None) -> None:
         value = text or ""
-        if "<" in value and ">" in value:
-            self.setHtml(value)
+        if looks_like_html(value):
+            self.setHtml(safe_html(value))
         else:
-            self.setPlainText(value)
+            self.setPlainText(clip_text(value))
 
 
 def alive(widget: QWidget) -> bool:

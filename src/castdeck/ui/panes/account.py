@@ -16,7 +16,7 @@ from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
 
 from ..status import format_credits
-from ..widgets import Banner, heading_label
+from ..widgets import Banner, display_text, heading_label
 
 __all__ = ["AccountPane"]
 
@@ -104,7 +104,7 @@ class AccountPane(QWidget):
     def _show(self, account: Account | None) -> None:
         if account is None:
             return
-        self.organization.setText(account.organization_id)
-        self.plan.setText(account.plan.capitalize())
+        self.organization.setText(display_text(account.organization_id))
+        self.plan.setText(display_text(account.plan.capitalize()))
         self.balance.setText(f"{format_credits(account.credits.balance)} credits")
         self.checked.setText(time.strftime("%H:%M:%S"))

@@ -1,0 +1,88 @@
+"""Reading the service's JSON: only what JSON allows, as text every layer can hold.
+
+:func:`loads` is ``json.loads`` with two differences, both about things a broken service (or a
+proxy in front of it) sends that Python's reader accepts but nothing after it can use:
+
+- ``NaN``, ``Infinity`` and ``-Infinity`` are refused (RFC 8259 section 6 does not permit them),
+  and so is a number that does not fit a double (``1e400``, an integer of 400 digits): code that
+  formats, sorts or rounds a number must not meet one it cannot convert;
+- a lone UTF-16 surrogate written as an escape (``"\\ud800"``) becomes U+FFFD: such a string
+  cannot be encoded as UTF-8, so the cache, the log and Qt would each fail on it later;
+- arrays and objects nested deeper than :data:`MAX_DEPTH` are refused: no shape of the interface
+  nests more than a few levels, and a value 255 deep can no longer be serialized by pydantic (the
+  cache stores every model it reads), nor printed near Python's recursion limit.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+__all__ = ["MAX_DEPTH", "NotJson", "loads"]
+
+MAX_DEPTH = 64
+
+
+class NotJson(ValueError):
+    """The body is not JSON the client reads (see the module's rules)."""
+
+
+def _constant(name: str) -> Any:
+    raise NotJson(f"{name} is not a JSON number")
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise NotJson(f"the number {text[:40]} is out of range")
+    return value
+
+
+def _int(text: str) -> int:
+    value = int(text)  # more than 4300 digits raises ValueError
+    try:
+        float(value)
+    except OverflowError:
+        raise NotJson(f"the number {text[:40]}… is out of range") from None
+    return value
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def loads(content: bytes | str) -> Any:
+    """The JSON value of ``content``; raises ``ValueError`` (``json.JSONDecodeError``,
+    :class:`NotJson`, ``UnicodeDecodeError``) or ``RecursionError`` for anything else."""
+    value = json.loads(content, parse_constant=_constant, parse_float=_float, parse_int=_int)
+    raw = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else content
+    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and _too_deep(value):
+        raise NotJson(f"the answer nests deeper than {MAX_DEPTH} levels")
+    if _SURROGATE_ESCAPE.search(raw):  # pairs decode to one character; only lone halves remain
+        value = _without_surrogates(value)
+    return value
+
+
+def _too_deep(value: Any) -> bool:
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        for child in children:
+            if isinstance(child, dict | list):
+                if depth >= MAX_DEPTH:
+                    return True
+                stack.append((child, depth + 1))
+    return False
+
+
+def _without_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_without_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {_without_surrogates(key): _without_surrogates(item) for key, item in value.items()}
+    return value
