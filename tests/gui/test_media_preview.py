@@ -34,7 +34,6 @@ from tests.gui.media_preview_helpers import (
     hold_preparing,
     item_titled,
     open_media_pane,
-    quiet_but_reconnecting,
     release_preparing,
     select,
     work_done,
@@ -221,7 +220,12 @@ async def test_the_kept_copy_plays_offline_without_a_request(
     ]
     assert for_the_file == []  # neither the service nor the file's address was asked
     assert on_line.background.media_files.downloads == 1
-    await quiet_but_reconnecting()
+
+    line.up()  # the service returns: the pane reads its list again, the preview stays as it is
+    await until(lambda: session.state is ConnectionState.ONLINE, timeout=60)
+    await until(lambda: not pane.model.offline and not pane.model.loading, timeout=60)
+    await quiet()
+    assert preview.state == "ready" and on_line.background.media_files.downloads == 1
 
 
 # --- preparing, and no file at all ---------------------------------------------------------------------------

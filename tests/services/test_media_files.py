@@ -21,6 +21,7 @@ from tests.gui.media_preview_helpers import (
     downloadable,
     finished_video,
     hold_preparing,
+    quiet_but_reconnecting,
     release_preparing,
 )
 
@@ -88,7 +89,7 @@ async def test_offline_the_kept_copy_is_used_without_a_request(
     offline = await files.fetch("video", tidal["id"])
     assert isinstance(offline, MediaFile) and offline.offline and offline.path == kept.path
     assert len(on_line.line.sent) == asked  # no request at all
-    await until(lambda: {t.get_name() for t in tasks.pending(followers=False)} <= {"reconnect"})
+    await quiet_but_reconnecting()
 
 
 @pytest.mark.asyncio

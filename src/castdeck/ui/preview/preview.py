@@ -143,7 +143,7 @@ class MediaPreview(QFrame):
         self.status.setAccessibleName("Preview status")
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setWordWrap(True)
-        self.status.setStyleSheet("color: palette(placeholder-text);")
+        self.status.setForegroundRole(QPalette.ColorRole.PlaceholderText)  # follows a palette change
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.player_bar.second_row.insertWidget(0, self.status, 1)
         self.player_bar.second_row.setStretch(1, 0)  # the status takes the room the bar left free
