@@ -30,6 +30,7 @@ from .downloads import Downloads
 from .drafts import Drafts
 from .jobs import JobTracker
 from .media_cache import EpisodeMedia
+from .media_files import MediaFiles
 from .outbox import Outbox
 from .publish import Publisher
 from .script_sending import ScriptSender
@@ -56,8 +57,9 @@ class Background(QObject):
         parent: QObject | None = None,
     ) -> None:
         """``media_dir`` holds the listened episodes' audio and timestamps (default: ``media``
-        beside ``data_dir``, in the user data folder). ``drafts_dir``: where script drafts live
-        (default: ``drafts`` beside ``data_dir``; drafts belong to no profile)."""
+        beside ``data_dir``, in the user data folder); the files of finished videos, shorts and
+        voiceovers and their stills go beside it (``media-files``). ``drafts_dir``: where script
+        drafts live (default: ``drafts`` beside ``data_dir``; drafts belong to no profile)."""
         super().__init__(parent)
         self.session = session
         data_dir.mkdir(parents=True, exist_ok=True)
@@ -79,7 +81,9 @@ class Background(QObject):
             cap = max(int(str(cap_mb)), 16) * 1024 * 1024
         except ValueError:
             cap = 1024 * 1024 * 1024
-        self.media = EpisodeMedia(session, media_dir or data_dir.parent / "media", cap)
+        media_root = media_dir or data_dir.parent / "media"
+        self.media = EpisodeMedia(session, media_root, cap)
+        self.media_files = MediaFiles(session, media_root.with_name(f"{media_root.name}-files"), cap)
         self.scripts = ScriptSender(self.drafts, self.outbox, self.starter, session, parent=self)
         self.uploads.sourceUploaded.connect(self._uploaded)
         self._started = False
@@ -118,6 +122,7 @@ class Background(QObject):
         await self.publisher.close()
         await self.jobs.close()
         self.media.close()
+        await self.media_files.close()
         self.upload_store.close()
         self.store.close()
 

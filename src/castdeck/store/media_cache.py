@@ -140,13 +140,14 @@ class MediaCacheStore:
             entry["used"] = time.time()
             self._put_entry(folder, entry)
 
-    def audio_path(self, profile: str, episode_id: str, url: str) -> Path:
-        """Where the audio from ``url`` goes (the folder is created); keeps the address's suffix."""
+    def audio_path(self, profile: str, episode_id: str, url: str, *, stem: str = "audio") -> Path:
+        """Where the file from ``url`` goes (the folder is created); keeps the address's suffix.
+        ``stem`` names the file (other media kept here name theirs after the address)."""
         suffix = Path(urlsplit(url).path).suffix.lower()
-        suffix = suffix if re.fullmatch(r"\.[a-z0-9]{1,5}", suffix) else ".audio"
+        suffix = suffix if re.fullmatch(r"\.[a-z0-9]{1,5}", suffix) else f".{_SAFE.sub('_', stem)}"
         folder = self.folder(profile, episode_id)
         folder.mkdir(parents=True, exist_ok=True)
-        return folder / f"audio{suffix}"
+        return folder / f"{_SAFE.sub('_', stem)}{suffix}"
 
     def commit_audio(self, profile: str, episode_id: str, audio: Path, url: str) -> list[str]:
         """Record a downloaded audio file (now at ``audio``) and evict what the cap no longer

@@ -37,7 +37,7 @@ from castdeck.transcript import export
 
 from ..widgets import Banner, heading_label
 from .playback import Playback
-from .player_bar import SKIP_SECONDS, PlayerBar
+from .player_bar import PlayerBar, player_shortcuts
 from .search_bar import SearchBar
 from .transcript_view import TranscriptView
 
@@ -51,7 +51,6 @@ EXPORTS = {
     "txt": ("Text by speaker…", "Text (*.txt)"),
     "json": ("Words with times (JSON)…", "JSON (*.json)"),
 }
-ARROW_SECONDS = 5.0
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -169,13 +168,8 @@ class ListenWindow(QWidget):
         self.playback.frame.connect(self.view.set_position)
         self.playback.playingChanged.connect(self._playing_changed)
         self.playback.message.connect(lambda text: self.banner.show_message(text, kind="warning"))
+        player_shortcuts(self.playback, self)
         for keys, slot in (
-            ("Space", self.playback.toggle),
-            ("K", self.playback.toggle),
-            ("J", lambda: self.playback.skip(-SKIP_SECONDS)),
-            ("L", lambda: self.playback.skip(SKIP_SECONDS)),
-            ("Left", lambda: self.playback.skip(-ARROW_SECONDS)),
-            ("Right", lambda: self.playback.skip(ARROW_SECONDS)),
             ("Ctrl+F", self.open_search),
             ("Escape", self._escape),
             ("Ctrl+Shift+C", lambda: self.view.copy_selection(times=True)),

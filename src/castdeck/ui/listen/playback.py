@@ -42,8 +42,10 @@ class Playback(QObject):
     message = Signal(str)
     """Something the listener should know (device changes, a file that cannot be played)."""
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, *, noun: str = "audio") -> None:
+        """``noun`` names what is played in messages ("The audio cannot be played")."""
         super().__init__(parent)
+        self.noun = noun
         self.player = QMediaPlayer(self)
         self.output = QAudioOutput(self)
         self.player.setAudioOutput(self.output)
@@ -210,7 +212,7 @@ class Playback(QObject):
 
     def _error(self, _error: QMediaPlayer.Error, text: str) -> None:
         log.warning("playback error: %s", text)
-        self.message.emit(f"The audio cannot be played: {text or 'unknown error'}")
+        self.message.emit(f"The {self.noun} cannot be played: {text or 'unknown error'}")
 
     # --- audio devices ---------------------------------------------------------------------------------------
 

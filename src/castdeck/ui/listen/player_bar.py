@@ -5,6 +5,7 @@ position only when the listener seeks, and updates itself with its signals block
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QSettings, QSize, Qt
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractSlider,
     QComboBox,
@@ -12,15 +13,17 @@ from PySide6.QtWidgets import (
     QLabel,
     QSlider,
     QToolButton,
+    QVBoxLayout,
     QWidget,
 )
 
 from .icons import media_icon
 from .playback import SPEEDS, Playback
 
-__all__ = ["SKIP_SECONDS", "PlayerBar", "time_text"]
+__all__ = ["ARROW_SECONDS", "SKIP_SECONDS", "PlayerBar", "player_shortcuts", "time_text"]
 
 SKIP_SECONDS = 10.0
+ARROW_SECONDS = 5.0
 SLIDER_UNITS_PER_SECOND = 10
 
 
@@ -31,16 +34,51 @@ def time_text(seconds: float, *, hours: bool = False) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h or hours else f"{m:02d}:{s:02d}"
 
 
+def player_shortcuts(
+    playback: Playback, owner: QWidget, context: Qt.ShortcutContext = Qt.ShortcutContext.WindowShortcut
+) -> list[QShortcut]:
+    """The player's keys on ``owner``: Space or K play and pause, J and L go back and forward 10
+    seconds, Left and Right 5 seconds (``context``: where they apply, the whole window by default)."""
+    made = []
+    for keys, slot in (
+        ("Space", playback.toggle),
+        ("K", playback.toggle),
+        ("J", lambda: playback.skip(-SKIP_SECONDS)),
+        ("L", lambda: playback.skip(SKIP_SECONDS)),
+        ("Left", lambda: playback.skip(-ARROW_SECONDS)),
+        ("Right", lambda: playback.skip(ARROW_SECONDS)),
+    ):
+        shortcut = QShortcut(QKeySequence(keys), owner)
+        shortcut.setContext(context)
+        shortcut.activated.connect(slot)
+        made.append(shortcut)
+    return made
+
+
 class PlayerBar(QWidget):
-    def __init__(self, playback: Playback, parent: QWidget | None = None) -> None:
+    def __init__(self, playback: Playback, parent: QWidget | None = None, *, compact: bool = False) -> None:
+        """``compact``: speed and volume on a second row (a narrow place, such as a pane's details)."""
         super().__init__(parent)
         self.playback = playback
         self.setObjectName("player_bar")
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(8, 6, 8, 6)
-        layout.setSpacing(6)
+        if compact:
+            rows = QVBoxLayout(self)
+            rows.setContentsMargins(0, 2, 0, 2)
+            rows.setSpacing(0)
+            layout = QHBoxLayout()
+            second = QHBoxLayout()
+            rows.addLayout(layout)
+            rows.addLayout(second)
+            second.addStretch(1)  # where a compact bar has room for its owner's text (insert at 0)
+            for row in (layout, second):
+                row.setSpacing(6)
+        else:
+            layout = second = QHBoxLayout(self)
+            layout.setContentsMargins(8, 6, 8, 6)
+            layout.setSpacing(6)
+        self.second_row = second
 
-        def tool(icon: str, name: str, tip: str) -> QToolButton:
+        def tool(icon: str, name: str, tip: str, row: QHBoxLayout = layout) -> QToolButton:
             button = QToolButton(self)
             button.setProperty("mediaIcon", icon)
             button.setIcon(media_icon(icon, self.palette()))
@@ -48,7 +86,7 @@ class PlayerBar(QWidget):
             button.setAutoRaise(True)
             button.setAccessibleName(name)
             button.setToolTip(tip)
-            layout.addWidget(button)
+            row.addWidget(button)
             return button
 
         self.back_button = tool("back", "Back 10 seconds", "Back 10 seconds (J)")
@@ -72,15 +110,15 @@ class PlayerBar(QWidget):
         self.total.setAccessibleName("Total time")
         self.total.setMinimumWidth(self.elapsed.minimumWidth())
         layout.addWidget(self.total)
-        layout.addSpacing(8)
+        second.addSpacing(8)
         self.speed = QComboBox(self)
         self.speed.setAccessibleName("Playback speed")
         for rate in SPEEDS:
             self.speed.addItem(f"{rate:g}×", rate)
         self.speed.setCurrentIndex(SPEEDS.index(1.0))
         self.speed.setFocusPolicy(Qt.FocusPolicy.TabFocus)
-        layout.addWidget(self.speed)
-        self.mute_button = tool("volume", "Mute", "Mute or unmute")
+        second.addWidget(self.speed)
+        self.mute_button = tool("volume", "Mute", "Mute or unmute", second)
         self.mute_button.setIconSize(QSize(20, 20))
         self.mute_button.setCheckable(True)
         self.volume = QSlider(Qt.Orientation.Horizontal, self)
@@ -89,7 +127,7 @@ class PlayerBar(QWidget):
         self.volume.setRange(0, 100)
         self.volume.setFixedWidth(96)
         self.volume.setFocusPolicy(Qt.FocusPolicy.TabFocus)
-        layout.addWidget(self.volume)
+        second.addWidget(self.volume)
         settings = QSettings()
         self.volume.setValue(int(str(settings.value("listen/volume", 80))))
         playback.set_volume(self.volume.value() / 100)

@@ -5,6 +5,10 @@ style and lengths, and offer: Retry (failed or idle jobs, after a confirmation; 
 new idempotency key each time), Download (the three delivery kinds shown distinctly), Open in
 studio, and Refresh status (one ``GET …/status``; its ``poll_after_seconds`` is shown as a hint).
 
+A finished item's details open with its preview (:mod:`castdeck.ui.preview`): the file played
+with the Listen window's controls, its still until it plays, or what the service says instead
+(still preparing, or no file: the studio). The list asks :meth:`MediaPane.picture` for the stills.
+
 The pane polls nothing: a job shown while it generates is handed to the job tracker, and rows and
 details follow the tracker's live state (its card in the Jobs dock reads the same job). Whatever
 the pane reads itself (details, Refresh status) is handed to the tracker too.
@@ -15,11 +19,11 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractButton, QFormLayout, QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtGui import QPixmap
+from PySide6.QtWidgets import QAbstractButton, QFormLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from castdeck.api import CastdeckError
 from castdeck.api.models import Host, MediaJob, MediaOptions
@@ -34,8 +38,10 @@ from castdeck.store.outbox import OutboxEntry
 from ..dialogs.media_dialog import COLLECTIONS, MediaCreateDialog, format_duration
 from ..pane import ResourcePane, link_label
 from ..pickers import host_feed
+from ..preview import MediaPreview, Stills
 from ..resource_model import Column, format_time
 from ..widgets import alive, ask, open_web_link
+from .media_download import DownloadState, DownloadView
 from .voices import LANGUAGES
 
 __all__ = [
@@ -50,16 +56,6 @@ __all__ = [
 
 STATUS_TEXT = {"idle": "Idle", "generating": "Generating", "completed": "Completed", "failed": "Failed"}
 RETRYABLE = ("failed", "idle")
-PREPARING_REASONS = {
-    "rendition": "the video file is still being rendered",
-    "ingest": "the video delivery provider is still taking the file in",
-}
-DOWNLOAD_COLORS = {"available": "#1565c0", "preparing": "#b26a00", "unavailable": "#6d4c41"}
-DOWNLOAD_HEADLINES = {
-    "available": "● Ready to download",
-    "preparing": "◌ Being prepared",
-    "unavailable": "○ No downloadable file",
-}
 ORIENTATION_TEXT = {"LANDSCAPE": "Landscape", "PORTRAIT": "Portrait", "SQUARE": "Square", "AUTO": "Auto"}
 
 
@@ -95,71 +91,6 @@ def format_seconds(seconds: float | None) -> str:
     return format_duration(seconds)
 
 
-@dataclass(frozen=True)
-class DownloadState:
-    """What the last ``GET …/download`` said for one job."""
-
-    kind: str
-    url: str | None = None
-    origin: str | None = None
-    reason: str | None = None
-    checked_at: float = 0.0
-
-
-class DownloadView(QFrame):
-    """The answer to Download: a link (available), a wait with "Check again" (preparing), or the studio
-    (unavailable). Each kind looks different so it is clear which one the service gave."""
-
-    def __init__(self, state: DownloadState, noun: str, studio_url: str | None,
-                 parent: QWidget | None = None) -> None:  # fmt: skip
-        super().__init__(parent)
-        self.kind = state.kind
-        self.setObjectName("download")
-        self.setAccessibleName(f"Download: {state.kind}")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(3)
-        self.headline = QLabel(DOWNLOAD_HEADLINES.get(state.kind, "Unknown answer"), self)
-        self.headline.setAccessibleName("Download headline")
-        color = DOWNLOAD_COLORS.get(state.kind, "#6d4c41")
-        self.headline.setStyleSheet(f"color: {color}; font-weight: bold;")
-        layout.addWidget(self.headline)
-        self.message = QLabel(self)
-        self.message.setWordWrap(True)
-        self.message.setTextFormat(Qt.TextFormat.PlainText)
-        self.message.setAccessibleName("Download state")
-        layout.addWidget(self.message)
-        self.link: QLabel | None = None
-        self.check_again: QPushButton | None = None
-        checked = time.strftime("%H:%M:%S", time.localtime(state.checked_at)) if state.checked_at else ""
-        if state.kind == "available" and state.url:
-            origin = "storage" if state.origin in (None, "storage") else state.origin
-            self.message.setText(
-                f"From {origin}, checked {checked}. It opened in your browser; if the link stops "
-                "working, press Download again for a fresh one."
-            )
-            self.link = link_label(state.url, f"Download the {noun} file")
-        elif state.kind == "preparing":
-            why = PREPARING_REASONS.get(state.reason or "", state.reason or "the file is being prepared")
-            self.message.setText(f"Not ready yet: {why} (checked {checked}). Check again in a moment.")
-            self.check_again = QPushButton("Check again", self)
-            self.check_again.setAccessibleName(f"Check the {noun} download again")
-        elif state.kind == "unavailable":
-            self.message.setText(
-                f"The service has no file to download for this {noun}. Open it in the studio application "
-                "instead."
-            )
-            self.link = link_label(studio_url, "Open in the studio") if studio_url else None
-        else:
-            self.message.setText(f"The service answered with an unknown delivery kind “{state.kind}”.")
-            self.link = link_label(studio_url, "Open in the studio") if studio_url else None
-        if self.link is not None:
-            self.link.setParent(self)
-            layout.addWidget(self.link)
-        if self.check_again is not None:
-            layout.addWidget(self.check_again, 0, Qt.AlignmentFlag.AlignLeft)
-
-
 class MediaPane(ResourcePane):
     """The pane of one collection: ``videos``, ``shorts`` or ``voiceovers``."""
 
@@ -183,9 +114,61 @@ class MediaPane(ResourcePane):
         self._host_names: dict[str, str] = {}
         self._style_names: dict[str, str] = {}
         self._lookups_started = False
+        # before the base builds the list: it may ask for pictures as soon as rows arrive
+        self.stills = Stills(background.media_files, self.info.kind, self._start_quietly)
         super().__init__(session, parent)
+        self.stills.setParent(self)
+        self.stills.stillReady.connect(self._still_arrived)
         self.splitter.setSizes([665, 435])  # room for titles; the details still fit their four actions
         background.jobs.jobChanged.connect(self._job_changed)
+        # the preview of a finished item, under its title (above the actions and facts)
+        self.preview = MediaPreview(background.media_files, self.stills, self.info.noun, self._start_quietly)
+        details = self.details.layout()
+        assert isinstance(details, QVBoxLayout)
+        details.insertWidget(details.indexOf(self.details.actions_box), self.preview)
+        self.details.placeholder.installEventFilter(self)  # the details were cleared: nothing to preview
+
+    def _start_quietly(self, coro: Any, name: str) -> Any:
+        """Preview and still work, ended with the pane; what fails is said in the preview itself."""
+        return self.work.start(coro, on_error=lambda _error: None, name=name)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.details.placeholder and event.type() == QEvent.Type.ShowToParent:
+            self.preview.leave()
+        return super().eventFilter(watched, event)
+
+    # --- pictures of the list --------------------------------------------------------------------------------
+
+    def picture(self, item: MediaJob, size: QSize) -> QPixmap | None:
+        """The still of a finished item scaled to ``size`` when known; else ``None`` (and it is
+        made meanwhile, at most two at a time, the ones asked for last first)."""
+        if (item.status or "").lower() != "completed":
+            return None
+        return self.stills.picture(str(item.id), size)
+
+    def picture_text(self, item: MediaJob) -> str:
+        if str(item.id) in self.stills.audio_only:
+            return f"Waveform of {self._title_of(item)} (sound only)"
+        return f"Still from {self._title_of(item)}"
+
+    def card_subtitle(self, item: MediaJob) -> str:
+        parts = [self.info.noun.capitalize(), (item.status or "").replace("_", " ").lower()]
+        seconds = getattr(item, "duration_seconds", None)
+        if not isinstance(seconds, int | float):
+            seconds = item.target_duration_seconds
+        if isinstance(seconds, int | float) and seconds > 0:
+            hours, rest = divmod(round(seconds), 3600)
+            parts.append(
+                f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+            )
+        return " · ".join(part for part in parts if part)
+
+    def _still_arrived(self, _media_id: str) -> None:
+        changed = getattr(self, "pictures_changed", None)
+        if callable(changed):
+            changed()
+        else:
+            self.table.viewport().update()
 
     # --- list ----------------------------------------------------------------------------------------------
 
@@ -317,6 +300,7 @@ class MediaPane(ResourcePane):
         self.details.show_facts(self._title_of(item), rows, note=note, note_kind=note_kind)
         self._finish_facts()
         self.details.set_actions(self._actions(item))
+        self.preview.show_item(item)
         if status == "generating":
             self._follow(item)
 
