@@ -23,7 +23,14 @@ from castdeck.services.messages import MESSAGE_LIMIT, error_text, problem_text
 from castdeck.services.safe_html import TEXT_LIMIT, safe_html
 from castdeck.transcript import FORMATS, export, normalise
 from castdeck.transcript.words import MAX_SECONDS
-from castdeck.ui.widgets import BANNER_LIMIT, DISPLAY_LIMIT, REQUEST_ID_LIMIT, Banner, SafeTextBrowser
+from castdeck.ui.widgets import (
+    BANNER_LIMIT,
+    DISPLAY_LIMIT,
+    REQUEST_ID_LIMIT,
+    Banner,
+    SafeTextBrowser,
+    display_text,
+)
 from tests.fuzz.world import Connected, json_reply
 from tests.gui.conftest import isolated_settings, memory_keyring, quiet, until  # noqa: F401 - fixtures
 
@@ -283,6 +290,11 @@ def test_an_answer_nested_too_deep_for_the_cache_is_a_broken_answer() -> None:
     Source.model_validate(raw(shallow).json()["data"]).model_dump(mode="json")  # what the cache stores
 
 
+def shown_length(text: str) -> int:
+    """Characters of a displayed value, without the zero-width spaces that let a long word wrap."""
+    return len(text.replace("\u200b", ""))
+
+
 def test_details_and_table_cells_clip_a_megabyte_value(qtbot: QtBot) -> None:
     from castdeck.ui.pane import DetailsPanel
     from castdeck.ui.panes.hosts import plain_value
@@ -293,12 +305,12 @@ def test_details_and_table_cells_clip_a_megabyte_value(qtbot: QtBot) -> None:
     qtbot.addWidget(details)
     details.show_facts(huge, [("Title", huge), ("Name", plain_value(huge, "Name"))], note=huge, text=huge)
     shown = [details.heading.text(), details.note.text(), details.value_of("Title"), details.value_of("Name")]
-    assert [len(text or "") for text in shown] == [DISPLAY_LIMIT] * 4
+    assert [shown_length(text or "") for text in shown] == [DISPLAY_LIMIT] * 4
     assert len(details.text.toPlainText()) == TEXT_LIMIT
     model = ResourceTableModel([Column("Title", lambda item: huge, tooltip=lambda item: huge)])
     model.upsert(Podcast(id="p1"))
     for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-        assert len(model.data(model.index(0, 0), role)) == DISPLAY_LIMIT
+        assert shown_length(model.data(model.index(0, 0), role)) == DISPLAY_LIMIT
 
 
 @pytest.mark.asyncio
@@ -334,7 +346,7 @@ async def test_the_account_pane_clips_a_megabyte_organization_and_plan(
     qtbot.addWidget(pane)
     pane.refresh()
     await until(lambda: not pane.work.pending())
-    assert (len(pane.organization.text()), len(pane.plan.text())) == (DISPLAY_LIMIT, DISPLAY_LIMIT)
+    assert (shown_length(pane.organization.text()), shown_length(pane.plan.text())) == (DISPLAY_LIMIT,) * 2
     assert pane.balance.text().endswith(" credits")
 
 
@@ -366,5 +378,14 @@ async def test_the_status_bar_shows_service_words_as_plain_short_text(
     )
     await connected.session.refresh_account()
     assert status.organization.textFormat() == Qt.TextFormat.PlainText
-    assert len(status.organization.text()) == len("Organization: ") + DISPLAY_LIMIT
+    assert shown_length(status.organization.text()) == len("Organization: ") + DISPLAY_LIMIT
     await quiet()  # back online: the outbox looks for work to resend
+
+
+def test_a_long_unbroken_word_gets_places_to_wrap() -> None:
+    shown = display_text("T" * 130 + " and short words")
+    assert shown == "\u200b".join(["T" * 20] * 6 + ["T" * 10]) + " and short words"
+    assert (
+        display_text("a plain sentence of ordinary words, each short")
+        == "a plain sentence of ordinary words, each short"
+    )
