@@ -3,6 +3,7 @@ inputs as ``@example``s)."""
 
 from __future__ import annotations
 
+import csv
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -15,10 +16,12 @@ from pytestqt.qtbot import QtBot
 
 from castdeck.api import ApiError, CastdeckError, Client, InvalidResponseError
 from castdeck.api.errors import error_from_response, parse_retry_after
-from castdeck.api.models import Podcast, Source
+from castdeck.api.models import Podcast, PodcastAnalytics, Source
 from castdeck.api.retry import backoff_delay
 from castdeck.api.transport import RawResponse, RetryPolicy
 from castdeck.api.uploads import download_to
+from castdeck.services.analytics import EpisodeLine, PodcastFigures
+from castdeck.services.analytics_export import APP_HEADER, EPISODE_HEADER, app_rows, episode_rows, write_csv
 from castdeck.services.messages import MESSAGE_LIMIT, error_text, problem_text
 from castdeck.services.safe_html import TEXT_LIMIT, safe_html
 from castdeck.transcript import FORMATS, export, normalise
@@ -389,3 +392,23 @@ def test_a_long_unbroken_word_gets_places_to_wrap() -> None:
         display_text("a plain sentence of ordinary words, each short")
         == "a plain sentence of ordinary words, each short"
     )
+
+
+def test_service_names_that_start_like_formulas_are_exported_as_text(tmp_path: Path) -> None:
+    analytics = PodcastAnalytics.model_validate(
+        {
+            "podcast_id": "p1",
+            "plays_by_app": {'=HYPERLINK("http://evil.example","x")': 3, "+1": 1, "Web": 2},
+            "episodes": [{"episode_id": "e1"}],
+        }
+    )
+    figures = PodcastFigures(analytics, {"e1": EpisodeLine("@SUM(A1:A9)", "-x", None)}, read_at=0.0)
+    with (write_csv(tmp_path / "apps.csv", APP_HEADER, app_rows(figures))).open(
+        encoding="utf-8-sig"
+    ) as handle:
+        apps = [row[0] for row in csv.reader(handle)]
+    assert apps == ["App", '\'=HYPERLINK("http://evil.example","x")', "Web", "'+1"]
+    with (write_csv(tmp_path / "eps.csv", EPISODE_HEADER, episode_rows(figures))).open(
+        encoding="utf-8-sig"
+    ) as f:
+        assert list(csv.reader(f))[1][:3] == ["'@SUM(A1:A9)", "e1", "'-x"]
