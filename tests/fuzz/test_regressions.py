@@ -4,6 +4,7 @@ inputs as ``@example``s)."""
 from __future__ import annotations
 
 import csv
+import json
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,8 @@ from pytestqt.qtbot import QtBot
 
 from castdeck.api import ApiError, CastdeckError, Client, InvalidResponseError
 from castdeck.api.errors import error_from_response, parse_retry_after
-from castdeck.api.models import Podcast, PodcastAnalytics, Source
+from castdeck.api.models import Podcast, PodcastAnalytics, Source, UploadReservation
+from castdeck.api.response import parse_data
 from castdeck.api.retry import backoff_delay
 from castdeck.api.transport import RawResponse, RetryPolicy
 from castdeck.api.uploads import download_to
@@ -412,3 +414,18 @@ def test_service_names_that_start_like_formulas_are_exported_as_text(tmp_path: P
         encoding="utf-8-sig"
     ) as f:
         assert list(csv.reader(f))[1][:3] == ["'@SUM(A1:A9)", "e1", "'-x"]
+
+
+@pytest.mark.parametrize(
+    "slot",
+    [
+        {"url": "https://up.example/x", "headers": {"x-meta": "Café"}},
+        {"url": "https://up.example/x", "headers": {"x-meta": "a\r\nX-Injected: 1"}},
+        {"url": "https://up.example/x", "headers": {"bad name": "x"}},
+        {"url": "https://up.example/x", "method": "PUT /x HTTP/1.1"},
+    ],
+)
+def test_an_upload_slot_with_headers_or_a_method_http_cannot_carry_is_refused(slot: dict[str, Any]) -> None:
+    body = json.dumps({"data": {"source": {"id": "s1"}, "upload": slot}}).encode()
+    with pytest.raises(InvalidResponseError, match="upload"):
+        parse_data(raw(body), UploadReservation)
