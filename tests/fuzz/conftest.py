@@ -28,6 +28,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 from tests.fuzz.world import connected  # noqa: F401 - the GUI fuzz tests' session (a fixture)
+from tests.gui.conftest import shot  # noqa: F401 - screenshots into artifacts/ (a fixture)
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -201,6 +201,18 @@ SOURCE = obj(
     {"metadata": st.one_of(st.none(), st.dictionaries(TEXT, TEXT | st.integers(), max_size=4), TEXT)},
 )
 
+UPLOAD_SLOT = obj(
+    {
+        "url": URL,
+        "method": st.sampled_from(["PUT", "POST", "put"]),
+        "headers": st.fixed_dictionaries(
+            {"content-type": st.just("text/plain")}, optional={"x-amz-meta": TEXT}
+        ),
+        "expires_at": TIME,
+    }
+)
+UPLOAD_RESERVATION = obj({"source": SOURCE, "upload": UPLOAD_SLOT})
+
 MEDIA_OBJECT = st.sampled_from(["video", "short", "voiceover"])
 MEDIA_STATUS_VALUE = st.sampled_from(["idle", "generating", "completed", "failed"])
 MEDIA_ERROR = maybe(TEXT | obj({"code": TEXT, "message": TEXT}))

@@ -41,6 +41,8 @@ INSTANT = RetryPolicy(max_retries=2, base_delay=0.0, max_delay=0.0, max_retry_af
 NO_RETRIES = RetryPolicy(max_retries=0, base_delay=0.0, max_delay=0.0, max_retry_after=0.0)
 """No retries by the transport; what retries by itself (completing an upload) does not wait."""
 DOWNLOADS = Path(tempfile.mkdtemp(prefix="castdeck-fuzz-"))
+NOTES = DOWNLOADS / "notes.txt"
+NOTES.write_text("Research notes for an upload.\n", encoding="utf-8")
 
 
 @dataclass(frozen=True)
@@ -167,6 +169,7 @@ CALLS = [
         shapes.data(shapes.SOURCE),
     ),
     Call("sources.complete_upload", lambda c: c.sources.complete_upload(UUID), shapes.data(shapes.SOURCE)),
+    Call("sources.upload", lambda c: c.sources.upload(NOTES), shapes.data(shapes.UPLOAD_RESERVATION)),
     Call(
         "videos.create",
         lambda c: c.videos.create(prompt="a video"),
@@ -334,7 +337,7 @@ def fuzz_group(group: str) -> Any:
     async def test(data: Any, retries: bool) -> None:
         call = data.draw(st.sampled_from(calls_of(group)), label="call")
         answers = data.draw(answers_to(call), label="answers")
-        files = data.draw(FILES, label="files") if call.name.endswith("download") else []
+        files = data.draw(FILES, label="files") if call.name.endswith(("download", "upload")) else []
         transport = httpx.MockTransport(Service(answers, files))
         client = Client(BASE_URL, KEY, max_retries=0, http_transport=transport, signed_transport=transport)
         client.transport.policy = INSTANT if retries else NO_RETRIES

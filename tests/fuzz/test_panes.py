@@ -217,7 +217,8 @@ def long_labels(widget: QWidget) -> list[str]:
     return [
         label.text()[:80]
         for label in widget.findChildren(QLabel)
-        if label.textFormat() != Qt.TextFormat.RichText and len(label.text()) > DISPLAY_LIMIT + 1
+        if label.textFormat() != Qt.TextFormat.RichText
+        and len(label.text().replace("\u200b", "")) > DISPLAY_LIMIT
     ]
 
 

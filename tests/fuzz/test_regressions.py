@@ -3,6 +3,8 @@ inputs as ``@example``s)."""
 
 from __future__ import annotations
 
+import csv
+import json
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -15,15 +17,25 @@ from pytestqt.qtbot import QtBot
 
 from castdeck.api import ApiError, CastdeckError, Client, InvalidResponseError
 from castdeck.api.errors import error_from_response, parse_retry_after
-from castdeck.api.models import Podcast, Source
+from castdeck.api.models import Podcast, PodcastAnalytics, Source, UploadReservation
+from castdeck.api.response import parse_data
 from castdeck.api.retry import backoff_delay
 from castdeck.api.transport import RawResponse, RetryPolicy
 from castdeck.api.uploads import download_to
+from castdeck.services.analytics import EpisodeLine, PodcastFigures
+from castdeck.services.analytics_export import APP_HEADER, EPISODE_HEADER, app_rows, episode_rows, write_csv
 from castdeck.services.messages import MESSAGE_LIMIT, error_text, problem_text
 from castdeck.services.safe_html import TEXT_LIMIT, safe_html
 from castdeck.transcript import FORMATS, export, normalise
 from castdeck.transcript.words import MAX_SECONDS
-from castdeck.ui.widgets import BANNER_LIMIT, DISPLAY_LIMIT, REQUEST_ID_LIMIT, Banner, SafeTextBrowser
+from castdeck.ui.widgets import (
+    BANNER_LIMIT,
+    DISPLAY_LIMIT,
+    REQUEST_ID_LIMIT,
+    Banner,
+    SafeTextBrowser,
+    display_text,
+)
 from tests.fuzz.world import Connected, json_reply
 from tests.gui.conftest import isolated_settings, memory_keyring, quiet, until  # noqa: F401 - fixtures
 
@@ -283,6 +295,11 @@ def test_an_answer_nested_too_deep_for_the_cache_is_a_broken_answer() -> None:
     Source.model_validate(raw(shallow).json()["data"]).model_dump(mode="json")  # what the cache stores
 
 
+def shown_length(text: str) -> int:
+    """Characters of a displayed value, without the zero-width spaces that let a long word wrap."""
+    return len(text.replace("\u200b", ""))
+
+
 def test_details_and_table_cells_clip_a_megabyte_value(qtbot: QtBot) -> None:
     from castdeck.ui.pane import DetailsPanel
     from castdeck.ui.panes.hosts import plain_value
@@ -293,12 +310,12 @@ def test_details_and_table_cells_clip_a_megabyte_value(qtbot: QtBot) -> None:
     qtbot.addWidget(details)
     details.show_facts(huge, [("Title", huge), ("Name", plain_value(huge, "Name"))], note=huge, text=huge)
     shown = [details.heading.text(), details.note.text(), details.value_of("Title"), details.value_of("Name")]
-    assert [len(text or "") for text in shown] == [DISPLAY_LIMIT] * 4
+    assert [shown_length(text or "") for text in shown] == [DISPLAY_LIMIT] * 4
     assert len(details.text.toPlainText()) == TEXT_LIMIT
     model = ResourceTableModel([Column("Title", lambda item: huge, tooltip=lambda item: huge)])
     model.upsert(Podcast(id="p1"))
     for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-        assert len(model.data(model.index(0, 0), role)) == DISPLAY_LIMIT
+        assert shown_length(model.data(model.index(0, 0), role)) == DISPLAY_LIMIT
 
 
 @pytest.mark.asyncio
@@ -334,7 +351,7 @@ async def test_the_account_pane_clips_a_megabyte_organization_and_plan(
     qtbot.addWidget(pane)
     pane.refresh()
     await until(lambda: not pane.work.pending())
-    assert (len(pane.organization.text()), len(pane.plan.text())) == (DISPLAY_LIMIT, DISPLAY_LIMIT)
+    assert (shown_length(pane.organization.text()), shown_length(pane.plan.text())) == (DISPLAY_LIMIT,) * 2
     assert pane.balance.text().endswith(" credits")
 
 
@@ -366,5 +383,49 @@ async def test_the_status_bar_shows_service_words_as_plain_short_text(
     )
     await connected.session.refresh_account()
     assert status.organization.textFormat() == Qt.TextFormat.PlainText
-    assert len(status.organization.text()) == len("Organization: ") + DISPLAY_LIMIT
+    assert shown_length(status.organization.text()) == len("Organization: ") + DISPLAY_LIMIT
     await quiet()  # back online: the outbox looks for work to resend
+
+
+def test_a_long_unbroken_word_gets_places_to_wrap() -> None:
+    shown = display_text("T" * 130 + " and short words")
+    assert shown == "\u200b".join(["T" * 20] * 6 + ["T" * 10]) + " and short words"
+    assert (
+        display_text("a plain sentence of ordinary words, each short")
+        == "a plain sentence of ordinary words, each short"
+    )
+
+
+def test_service_names_that_start_like_formulas_are_exported_as_text(tmp_path: Path) -> None:
+    analytics = PodcastAnalytics.model_validate(
+        {
+            "podcast_id": "p1",
+            "plays_by_app": {'=HYPERLINK("http://evil.example","x")': 3, "+1": 1, "Web": 2},
+            "episodes": [{"episode_id": "e1"}],
+        }
+    )
+    figures = PodcastFigures(analytics, {"e1": EpisodeLine("@SUM(A1:A9)", "-x", None)}, read_at=0.0)
+    with (write_csv(tmp_path / "apps.csv", APP_HEADER, app_rows(figures))).open(
+        encoding="utf-8-sig"
+    ) as handle:
+        apps = [row[0] for row in csv.reader(handle)]
+    assert apps == ["App", '\'=HYPERLINK("http://evil.example","x")', "Web", "'+1"]
+    with (write_csv(tmp_path / "eps.csv", EPISODE_HEADER, episode_rows(figures))).open(
+        encoding="utf-8-sig"
+    ) as f:
+        assert list(csv.reader(f))[1][:3] == ["'@SUM(A1:A9)", "e1", "'-x"]
+
+
+@pytest.mark.parametrize(
+    "slot",
+    [
+        {"url": "https://up.example/x", "headers": {"x-meta": "Café"}},
+        {"url": "https://up.example/x", "headers": {"x-meta": "a\r\nX-Injected: 1"}},
+        {"url": "https://up.example/x", "headers": {"bad name": "x"}},
+        {"url": "https://up.example/x", "method": "PUT /x HTTP/1.1"},
+    ],
+)
+def test_an_upload_slot_with_headers_or_a_method_http_cannot_carry_is_refused(slot: dict[str, Any]) -> None:
+    body = json.dumps({"data": {"source": {"id": "s1"}, "upload": slot}}).encode()
+    with pytest.raises(InvalidResponseError, match="upload"):
+        parse_data(raw(body), UploadReservation)

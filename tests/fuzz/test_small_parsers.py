@@ -5,15 +5,19 @@ display helpers the panes put service values through. None may raise; each keeps
 
 from __future__ import annotations
 
+import csv
 import math
+import tempfile
 from datetime import UTC, datetime
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from castdeck.api import (
     APIConnectionError,
@@ -27,11 +31,20 @@ from castdeck.api import (
 )
 from castdeck.api.budget import MAX_PAUSE, MIN_RATE, parse_rate_limit
 from castdeck.api.errors import error_from_response, parse_retry_after, problem_from_body
-from castdeck.api.models import FieldError
+from castdeck.api.models import FieldError, PodcastAnalytics
 from castdeck.api.pagination import parse_link_header
 from castdeck.api.polling import StillRunning
 from castdeck.api.retry import MAX_RETRY_AFTER, backoff_delay
 from castdeck.api.transport import RetryPolicy
+from castdeck.services.analytics import EpisodeLine, PodcastFigures
+from castdeck.services.analytics_export import (
+    APP_HEADER,
+    EPISODE_HEADER,
+    FORMULA_STARTS,
+    app_rows,
+    episode_rows,
+    write_csv,
+)
 from castdeck.services.messages import MESSAGE_LIMIT, error_text, problem_text
 from castdeck.services.safe_html import KEPT, MAX_DEPTH, MAX_TABLE_DEPTH, TEXT_LIMIT, safe_html
 from castdeck.transcript import FORMATS, export, normalise
@@ -342,3 +355,41 @@ def test_service_html_keeps_text_markup_only(text: str) -> None:
     assert not check.open  # every tag closed
     assert check.deepest <= MAX_DEPTH and check.deepest_table <= MAX_TABLE_DEPTH
     assert check.text <= TEXT_LIMIT
+
+
+# --- analytics exports --------------------------------------------------------------------------------------
+
+NAMES = st.one_of(
+    ODD_TEXT,
+    HTML,
+    st.sampled_from(["=1+1", "+SUM(A1)", "-2", "@x", "\t=x", "\r=x", "'=x"]),
+    st.text(max_size=8),
+)
+
+
+@cases(60)  # each case writes two files, flushed to disk
+@given(
+    analytics=mutated(shapes.PODCAST_ANALYTICS, huge_max=5_000).map(from_the_wire),
+    apps=st.dictionaries(NAMES, st.integers(0, 10**6), max_size=4).map(
+        from_the_wire
+    ),  # as the client reads them
+    titles=st.lists(NAMES, max_size=3).map(from_the_wire),
+)
+def test_analytics_exports_read_back_as_text(analytics: Any, apps: dict[str, int], titles: list[str]) -> None:
+    try:
+        read = PodcastAnalytics.model_validate(analytics)
+    except ValidationError:  # the client refuses it: nothing to export
+        read = PodcastAnalytics(podcast_id="p1")
+    read = read.model_copy(update={"plays_by_app": {**read.plays_by_app, **apps}})
+    lines = {
+        entry.episode_id: EpisodeLine(title, title, title)
+        for entry, title in zip(read.episodes, titles, strict=False)
+    }
+    figures = PodcastFigures(read, lines, read_at=0.0)
+    with tempfile.TemporaryDirectory() as folder:
+        for header, rows in ((APP_HEADER, app_rows(figures)), (EPISODE_HEADER, episode_rows(figures))):
+            with write_csv(Path(folder) / "export.csv", header, rows).open(
+                encoding="utf-8-sig", newline=""
+            ) as handle:
+                cells = [cell for row in csv.reader(handle) for cell in row]
+            assert not [cell for cell in cells if cell.startswith(FORMULA_STARTS)]

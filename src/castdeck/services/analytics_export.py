@@ -1,6 +1,10 @@
 """Analytics as CSV files any spreadsheet opens: UTF-8 with a byte-order mark (so spreadsheet
 programs do not guess another encoding), quoted where a name holds commas, quotes or line breaks,
-written atomically (a temporary file, flushed to disk, then renamed over the target)."""
+written atomically (a temporary file, flushed to disk, then renamed over the target).
+
+Names come from the service (episode titles, app names): one that starts like a formula (``=``,
+``+``, ``-``, ``@``, a tab or a carriage return) is written after an apostrophe, so a spreadsheet
+shows it as text instead of running it (CSV injection; OWASP's advice)."""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from pathlib import Path
 
 from .analytics import PodcastFigures
 
-__all__ = ["APP_HEADER", "EPISODE_HEADER", "app_rows", "episode_rows", "whole", "write_csv"]
+__all__ = ["APP_HEADER", "EPISODE_HEADER", "app_rows", "as_text", "episode_rows", "whole", "write_csv"]
 
 EPISODE_HEADER = [
     "Episode",
@@ -67,12 +71,20 @@ def app_rows(figures: PodcastFigures) -> list[list[str | int]]:
     return rows
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def as_text(cell: str | int) -> str | int:
+    """A cell a spreadsheet shows as written: text that starts like a formula gets an apostrophe."""
+    return f"'{cell}" if isinstance(cell, str) and cell.startswith(FORMULA_STARTS) else cell
+
+
 def write_csv(path: Path, header: list[str], rows: list[list[str | int]]) -> Path:
     """Write the table to ``path`` atomically (the old file stays whole until the new one is)."""
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(header)
-    writer.writerows(rows)
+    writer.writerows([as_text(cell) for cell in row] for row in rows)
     data = buffer.getvalue().encode("utf-8-sig")
     path = Path(path)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

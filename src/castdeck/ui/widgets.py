@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
@@ -48,9 +49,21 @@ DISPLAY_LIMIT = 2_000
 of a megabyte is clipped (laying out a megabyte of label text takes seconds, every time)."""
 
 
+_LONG_WORD = re.compile(r"\S{60,}")
+
+
 def display_text(value: object) -> str:
-    """``value`` as the text of a label or a cell, clipped to :data:`DISPLAY_LIMIT`."""
-    return clip(value if isinstance(value, str) else str(value), DISPLAY_LIMIT)
+    """``value`` as the text of a label or a cell, clipped to :data:`DISPLAY_LIMIT`; a word of 60
+    characters or more gets a place to wrap every 20 (a zero-width space): a wrapping label cannot
+    break a word, and one unbroken title would make the details wider than the window."""
+    text = clip(value if isinstance(value, str) else str(value), DISPLAY_LIMIT)
+    if len(text) < 60:
+        return text
+    return _LONG_WORD.sub(lambda word: "\u200b".join(_pieces(word.group(), 20)), text)
+
+
+def _pieces(word: str, size: int) -> list[str]:
+    return [word[i : i + size] for i in range(0, len(word), size)]
 
 
 def describe_error(error: BaseException) -> tuple[str, str | None]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal, Self
 from urllib.parse import urlsplit
 
@@ -167,10 +168,31 @@ class UploadReservationInput(InputModel):
         return self
 
 
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+"""An HTTP token (RFC 9110 section 5.6.2): what a method or a header name is made of."""
+
+
+def _http_method(value: str) -> str:
+    if not _TOKEN.fullmatch(value):
+        raise PydanticCustomError("http_method", "must be an HTTP method such as PUT")
+    return value
+
+
+def _http_fields(value: dict[str, str]) -> dict[str, str]:
+    for name, text in value.items():
+        if not _TOKEN.fullmatch(name) or not text.isascii() or not text.isprintable():
+            raise PydanticCustomError("http_field", "must be HTTP header fields (printable ASCII values)")
+    return value
+
+
 class UploadSlot(ResourceModel):
+    """Where the bytes go. The method and headers are sent as given, so they must be ones HTTP can
+    carry: a name with a space or a value with a line break or an "é" would fail in the middle of
+    the upload otherwise."""
+
     url: str
-    method: str = "PUT"
-    headers: dict[str, str] = Field(default_factory=dict)
+    method: Annotated[str, AfterValidator(_http_method)] = "PUT"
+    headers: Annotated[dict[str, str], AfterValidator(_http_fields)] = Field(default_factory=dict)
     expires_at: str | None = None
 
 
