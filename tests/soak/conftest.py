@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gui.conftest import isolated_settings, memory_keyring  # noqa: F401  (autouse fixtures)
+from tests.gui.conftest import cache, isolated_settings, memory_keyring  # noqa: F401  (fixtures)
 from tests.soak.service import Service, start_service
 
 

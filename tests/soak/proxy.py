@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import threading
 import time
 from dataclasses import dataclass, field
@@ -71,10 +72,11 @@ class Proxy:
         self._thread = threading.Thread(target=self._loop.run_forever, name=f"proxy-{name}", daemon=True)
         self._server: asyncio.Server | None = None
         self._port = 0
-        self._open: set[asyncio.StreamWriter] = set()
+        self._connections: set[asyncio.Task[None]] = set()
         self._answer_holds: list[tuple[str, str]] = []
         self._body_hold: tuple[int, int] | None = None  # (free bodies, bytes after which others stop)
         self._bodies = 0
+        self._failures: list[list[Any]] = []  # [method, path prefix, status, times left]
         self._released = asyncio.Event()
         self._released.set()
         self.is_down = False
@@ -116,6 +118,11 @@ class Proxy:
 
         self._loop.call_soon_threadsafe(hold)
 
+    def fail_next(self, method: str, path_prefix: str, status: int, *, times: int = 1) -> None:
+        """Answer the next ``times`` matching requests with ``status`` (a problem+json body) without
+        passing them on: a service failing before it did anything."""
+        self._loop.call_soon_threadsafe(self._failures.append, [method, path_prefix, status, times])
+
     def release(self) -> None:
         def release() -> None:
             self._answer_holds.clear()
@@ -132,6 +139,7 @@ class Proxy:
             return
         self.release()
         self._call(self._down())
+        self._call(self._end_all())
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=10)
         self._loop.close()
@@ -157,23 +165,38 @@ class Proxy:
         server, self._server = self._server, None
         if server is not None:
             server.close()
-        for writer in list(self._open):
-            writer.transport.abort()
+        cut = [task for task in self._connections if not task.done()]
+        for task in cut:  # every open connection is cut: the client sees it reset
+            task.cancel()
+        await asyncio.gather(*cut, return_exceptions=True)
         if server is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(server.wait_closed(), 5)
+
+    async def _end_all(self) -> None:
+        me = asyncio.current_task()
+        running = [t for t in asyncio.all_tasks() if t is not me]
+        for task in running:
+            task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if self.is_down:
             self.refused_while_down += 1
             writer.transport.abort()
             return
-        self._open.add(writer)
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)  # held here: a closed server no longer keeps its connections alive
         upstream: asyncio.StreamWriter | None = None
         try:
             head = await reader.readuntil(b"\r\n\r\n")
             method, target, headers = _parse_head(head)
             seen = self._record(method, target, headers)
+            failure = next((f for f in self._failures if f[0] == method and seen.path.startswith(f[1])), None)
+            if failure is not None:
+                await self._fail(reader, writer, seen, failure)
+                return
             assert self.upstream is not None, "the proxy was not told where to forward"
             up_reader, upstream = await asyncio.open_connection(*self.upstream)
             upstream.write(_head(f"{method} {target} HTTP/1.1", self._outgoing(headers)))
@@ -193,13 +216,33 @@ class Proxy:
                 await writer.drain()
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, OSError):
             pass
-        finally:
-            self._open.discard(writer)
+        except asyncio.CancelledError:  # cut (down, or the proxy stops): no goodbye on either side
             for stream in (upstream, writer):
                 if stream is not None:
+                    stream.transport.abort()
+        finally:
+            self._connections.discard(task)
+            for stream in (upstream, writer):
+                if stream is not None and not stream.transport.is_closing():
                     stream.close()
-                    with contextlib.suppress(Exception):
-                        await stream.wait_closed()
+
+    async def _fail(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, seen: Seen, failure: list[Any]
+    ) -> None:
+        failure[3] -= 1
+        if failure[3] <= 0:
+            self._failures.remove(failure)
+        if seen.length:
+            await reader.readexactly(seen.length)
+        status = int(failure[2])
+        body = json.dumps({"type": "about:blank", "title": "Injected by the test's proxy", "status": status,
+                           "detail": "A failure the proxy answered with.", "request_id": "req_proxy"}).encode()
+        seen.status = status
+        writer.write(_head(f"HTTP/1.1 {status} Failure", [
+            ("Content-Type", "application/problem+json"), ("Content-Length", str(len(body))),
+            ("X-Request-Id", "req_proxy"), ("Connection", "close"),
+        ]) + body)  # fmt: skip
+        await writer.drain()
 
     async def _pipe_body(
         self, reader: asyncio.StreamReader, upstream: asyncio.StreamWriter, seen: Seen
