@@ -76,7 +76,7 @@ class Proxy:
         self._answer_holds: list[tuple[str, str]] = []
         self._body_hold: tuple[int, int] | None = None  # (free bodies, bytes after which others stop)
         self._bodies = 0
-        self._failures: list[list[Any]] = []  # [method, path prefix, status, times left]
+        self._failures: list[list[Any]] = []  # [method, path prefix, status, times left, headers]
         self._released = asyncio.Event()
         self._released.set()
         self.is_down = False
@@ -118,10 +118,19 @@ class Proxy:
 
         self._loop.call_soon_threadsafe(hold)
 
-    def fail_next(self, method: str, path_prefix: str, status: int, *, times: int = 1) -> None:
-        """Answer the next ``times`` matching requests with ``status`` (a problem+json body) without
-        passing them on: a service failing before it did anything."""
-        self._loop.call_soon_threadsafe(self._failures.append, [method, path_prefix, status, times])
+    def fail_next(
+        self,
+        method: str,
+        path_prefix: str,
+        status: int,
+        *,
+        times: int = 1,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        """Answer the next ``times`` matching requests with ``status`` (a problem+json body, and
+        ``headers``) without passing them on: a service failing before it did anything."""
+        failure = [method, path_prefix, status, times, dict(headers or {})]
+        self._loop.call_soon_threadsafe(self._failures.append, failure)
 
     def release(self) -> None:
         def release() -> None:
@@ -235,12 +244,19 @@ class Proxy:
         if seen.length:
             await reader.readexactly(seen.length)
         status = int(failure[2])
-        body = json.dumps({"type": "about:blank", "title": "Injected by the test's proxy", "status": status,
-                           "detail": "A failure the proxy answered with.", "request_id": "req_proxy"}).encode()
+        body = json.dumps(
+            {
+                "type": "about:blank",
+                "title": "Injected by the test's proxy",
+                "status": status,
+                "detail": "A failure the proxy answered with.",
+                "request_id": "req_proxy",
+            }
+        ).encode()
         seen.status = status
         writer.write(_head(f"HTTP/1.1 {status} Failure", [
             ("Content-Type", "application/problem+json"), ("Content-Length", str(len(body))),
-            ("X-Request-Id", "req_proxy"), ("Connection", "close"),
+            ("X-Request-Id", "req_proxy"), *failure[4].items(), ("Connection", "close"),
         ]) + body)  # fmt: skip
         await writer.drain()
 

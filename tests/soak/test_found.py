@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,10 +13,13 @@ from PySide6.QtWidgets import QLineEdit
 from pytestqt.qtbot import QtBot
 
 from castdeck.api import NotFoundError
+from castdeck.services.uploads import UploadQueue
 from castdeck.store.cache import Cache
+from castdeck.store.uploads import UploadStore
 from castdeck.ui.forms import FormDialog
 from castdeck.ui.pickers import host_feed
-from tests.gui.conftest import open_session
+from tests.gui.conftest import open_session, until
+from tests.helpers import pdf_bytes
 from tests.soak.service import Service
 
 
@@ -73,4 +77,32 @@ async def test_a_list_read_answered_500_once_is_read_again(
             await host_feed(session).next_page()
         assert [s.status for s in service.api.matching("GET", "/v1/hosts")] == [500, 200, 404]
     finally:
+        await session.close()
+
+
+@pytest.mark.asyncio
+async def test_a_rate_limited_upload_reservation_waits_and_reserves_again(
+    service_factory: Callable[..., Service], cache: Cache, tmp_path: Path
+) -> None:
+    """A 429 on the reservation means it was not taken (nothing was reserved). The queue said "The
+    service refused the upload: Too many requests" and left the file failed for the creator to retry
+    by hand (services/upload_transfer.py). It now waits as asked and reserves again."""
+    service = service_factory("--speed", "50")
+    session = await open_session(service.base_url, cache)
+    store = UploadStore(tmp_path / "uploads.sqlite3")
+    queue = UploadQueue(session, store)
+    try:
+        service.api.fail_next("POST", "/v1/sources/uploads", 429, times=2, headers={"Retry-After": "1"})
+        path = tmp_path / "notes.pdf"
+        path.write_bytes(pdf_bytes(2))
+        (item,) = await queue.add_paths([path])
+        done = await until(
+            lambda: (i := queue.item(item.id)) is not None and i.state in ("done", "failed") and i
+        )
+        assert done.state == "done", done.error
+        assert [s.status for s in service.api.matching("POST", "/v1/sources/uploads")] == [429, 429, 201]
+        assert [s.status for s in service.signed.matching("PUT")] == [200]
+    finally:
+        await queue.close()
+        store.close()
         await session.close()
