@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.gui.conftest import cache, isolated_settings, memory_keyring  # noqa: F401  (fixtures)
+from tests.gui.conftest import (  # noqa: F401  (fixtures)
+    background,
+    cache,
+    connected,
+    isolated_settings,
+    memory_keyring,
+    session,
+)
 from tests.soak.service import Service, start_service
 
 

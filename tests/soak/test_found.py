@@ -7,16 +7,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import shiboken6
 from pydantic import BaseModel
 from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QLineEdit
 from pytestqt.qtbot import QtBot
 
 from castdeck.api import NotFoundError
+from castdeck.services.background import Background
 from castdeck.services.uploads import UploadQueue
 from castdeck.store.cache import Cache
 from castdeck.store.uploads import UploadStore
 from castdeck.ui.forms import FormDialog
+from castdeck.ui.listen import ListenWindow
 from castdeck.ui.pickers import host_feed
 from tests.gui.conftest import open_session, until
 from tests.helpers import pdf_bytes
@@ -106,3 +109,22 @@ async def test_a_rate_limited_upload_reservation_waits_and_reserves_again(
         await queue.close()
         store.close()
         await session.close()
+
+
+@pytest.mark.asyncio
+async def test_each_transcript_save_dialog_goes_away_once_answered(
+    qtbot: QtBot, background: Background, tmp_path: Path
+) -> None:
+    """Every Export of the Listen window made a file dialog (about a hundred widgets and a file
+    system model) that stayed, hidden, for as long as the window: the soak's widget count grew by
+    that much per export (ui/listen/listen_window.py)."""
+    window = ListenWindow(background.media)
+    qtbot.addWidget(window)
+    window.show()
+    first = window.ask_export("srt")
+    first.selectFile(str(tmp_path / "a.srt"))
+    first.accept()
+    second = window.ask_export("vtt")
+    second.reject()
+    await until(lambda: not shiboken6.isValid(first) and not shiboken6.isValid(second))
+    window.close()
