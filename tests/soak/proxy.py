@@ -73,6 +73,7 @@ class Proxy:
         self._server: asyncio.Server | None = None
         self._port = 0
         self._connections: set[asyncio.Task[None]] = set()
+        self._held: dict[asyncio.Task[Any], Seen] = {}
         self._answer_holds: list[tuple[str, str]] = []
         self._body_hold: tuple[int, int] | None = None  # (free bodies, bytes after which others stop)
         self._bodies = 0
@@ -140,6 +141,11 @@ class Proxy:
 
         self._loop.call_soon_threadsafe(release)
 
+    def cut_held(self) -> None:
+        """Break every held connection where it stands: nothing more of it reaches the service (a
+        body half-sent stays half-sent, even what the client's kernel still had buffered)."""
+        self._call(self._cut_held())
+
     def holding(self) -> list[Seen]:
         return [s for s in list(self.seen) if s.held and not self._released.is_set()]
 
@@ -181,6 +187,12 @@ class Proxy:
         if server is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(server.wait_closed(), 5)
+
+    async def _cut_held(self) -> None:
+        cut = [task for task, seen in self._held.items() if not task.done()]
+        for task in cut:
+            task.cancel()
+        await asyncio.gather(*cut, return_exceptions=True)
 
     async def _end_all(self) -> None:
         me = asyncio.current_task()
@@ -271,7 +283,13 @@ class Proxy:
         while seen.forwarded < seen.length:
             if held_here and seen.forwarded >= hold[1] and not self._released.is_set():  # type: ignore[index]
                 seen.held = True
-                await self._released.wait()
+                task = asyncio.current_task()
+                assert task is not None
+                self._held[task] = seen
+                try:
+                    await self._released.wait()
+                finally:
+                    self._held.pop(task, None)
                 held_here = False
             chunk = await reader.read(min(CHUNK, seen.length - seen.forwarded))
             if not chunk:  # the client went away half-way: so does the request to the service

@@ -9,7 +9,7 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,6 @@ from tests.soak.proxy import Proxy
 __all__ = ["GENERATION_KINDS", "Service", "ServiceRecords", "start_service"]
 
 GENERATION_KINDS = ("episode", "video", "short", "voiceover")
-DEMO_ORG_KEY = DEMO_KEY
 UPLOADED = ("processing", "completed", "error")
 """A file source in one of these states was completed (its bytes verified and taken in)."""
 
@@ -85,7 +84,6 @@ class ServiceRecords:
     """Read-only views of the sandbox's database."""
 
     path: Path
-    _seq: int = field(default=0)
 
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
@@ -140,8 +138,3 @@ class ServiceRecords:
             if source.get("status") in UPLOADED:
                 by_name.setdefault(str(source["metadata"].get("file_name")), []).append(source)
         return by_name
-
-    def episode_count(self, podcast_id: str) -> int:
-        with self._db() as db:
-            rows = db.execute("SELECT data FROM records WHERE kind = 'episode'").fetchall()
-        return sum(1 for row in rows if json.loads(row["data"]).get("podcast_id") == podcast_id)
