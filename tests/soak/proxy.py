@@ -276,12 +276,13 @@ class Proxy:
         self, reader: asyncio.StreamReader, upstream: asyncio.StreamWriter, seen: Seen
     ) -> None:
         hold = self._body_hold
-        held_here = False
+        stop_at = seen.length  # where this body is held (its end: never)
         if hold is not None and seen.length:
             self._bodies += 1
-            held_here = self._bodies > hold[0]
+            if self._bodies > hold[0]:
+                stop_at = min(hold[1], seen.length)
         while seen.forwarded < seen.length:
-            if held_here and seen.forwarded >= hold[1] and not self._released.is_set():  # type: ignore[index]
+            if seen.forwarded >= stop_at and not self._released.is_set():
                 seen.held = True
                 task = asyncio.current_task()
                 assert task is not None
@@ -290,8 +291,9 @@ class Proxy:
                     await self._released.wait()
                 finally:
                     self._held.pop(task, None)
-                held_here = False
-            chunk = await reader.read(min(CHUNK, seen.length - seen.forwarded))
+            if seen.forwarded >= stop_at:
+                stop_at = seen.length
+            chunk = await reader.read(min(CHUNK, stop_at - seen.forwarded))
             if not chunk:  # the client went away half-way: so does the request to the service
                 upstream.transport.abort()
                 raise ConnectionResetError("the client went away before its body was sent")

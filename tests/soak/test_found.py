@@ -15,13 +15,14 @@ from pytestqt.qtbot import QtBot
 
 from castdeck.api import NotFoundError
 from castdeck.services.background import Background
+from castdeck.services.session import ConnectionState, Session
 from castdeck.services.uploads import UploadQueue
 from castdeck.store.cache import Cache
 from castdeck.store.uploads import UploadStore
 from castdeck.ui.forms import FormDialog
 from castdeck.ui.listen import ListenWindow
 from castdeck.ui.pickers import host_feed
-from tests.gui.conftest import open_session, until
+from tests.gui.conftest import open_session, quiet, until
 from tests.helpers import pdf_bytes
 from tests.soak.service import Service
 
@@ -79,6 +80,7 @@ async def test_a_list_read_answered_500_once_is_read_again(
         with pytest.raises(NotFoundError):
             await host_feed(session).next_page()
         assert [s.status for s in service.api.matching("GET", "/v1/hosts")] == [500, 200, 404]
+        await quiet()
     finally:
         await session.close()
 
@@ -105,6 +107,7 @@ async def test_a_rate_limited_upload_reservation_waits_and_reserves_again(
         assert done.state == "done", done.error
         assert [s.status for s in service.api.matching("POST", "/v1/sources/uploads")] == [429, 429, 201]
         assert [s.status for s in service.signed.matching("PUT")] == [200]
+        await quiet()  # the balance read after the writes
     finally:
         await queue.close()
         store.close()
@@ -128,3 +131,74 @@ async def test_each_transcript_save_dialog_goes_away_once_answered(
     second.reject()
     await until(lambda: not shiboken6.isValid(first) and not shiboken6.isValid(second))
     window.close()
+
+
+async def _uploads(
+    service: Service, cache: Cache, tmp_path: Path
+) -> tuple[Session, UploadStore, UploadQueue]:
+    session = await open_session(service.base_url, cache)
+    store = UploadStore(tmp_path / "uploads.sqlite3")
+    return session, store, UploadQueue(session, store)
+
+
+@pytest.mark.asyncio
+async def test_an_upload_whose_completion_meets_a_lost_connection_completes_when_it_returns(
+    service_factory: Callable[..., Service], cache: Cache, tmp_path: Path
+) -> None:
+    """The soak went offline while a file's bytes had just been sent: its completion (safe to repeat)
+    found no connection and the file stopped as failed until the creator pressed Retry
+    (services/upload_transfer.py). It now waits for the connection and completes by itself."""
+    service = service_factory("--speed", "50")
+    session, store, queue = await _uploads(service, cache, tmp_path)
+    try:
+        path = tmp_path / "notes.pdf"
+        path.write_bytes(pdf_bytes(3))
+        size = path.stat().st_size
+        service.signed.hold_bodies(free=0, after_bytes=size - 1)  # the last byte waits
+        (item,) = await queue.add_paths([path])
+        await until(lambda: service.signed.holding())
+        service.api.down()  # the network goes away as the bytes arrive: the completion cannot be sent
+        service.signed.release()
+        await until(lambda: session.state is ConnectionState.OFFLINE, timeout=60)
+        assert queue.item(item.id).state == "completing"  # type: ignore[union-attr]
+        service.api.up()
+        done = await until(
+            lambda: (i := queue.item(item.id)) is not None and i.state in ("done", "failed") and i, 90
+        )
+        assert done.state == "done", done.error
+        assert [s.status for s in service.signed.matching("PUT")] == [200]  # the bytes went once
+        assert [s.status for s in service.api.matching("POST", f"/v1/sources/{done.source_id}")] == [200]
+        await quiet()
+    finally:
+        await queue.close()
+        store.close()
+        await session.close()
+
+
+@pytest.mark.asyncio
+async def test_a_reservation_that_could_not_connect_is_made_when_the_connection_returns(
+    service_factory: Callable[..., Service], cache: Cache, tmp_path: Path
+) -> None:
+    """A reservation whose connection was refused was never sent, yet the file stopped as failed
+    ("No answer ... the service may have reserved it anyway"; services/upload_transfer.py). It now
+    waits for the connection, then reserves once."""
+    service = service_factory("--speed", "50")
+    session, store, queue = await _uploads(service, cache, tmp_path)
+    try:
+        path = tmp_path / "notes.pdf"
+        path.write_bytes(pdf_bytes(2))
+        service.api.down()  # refused: nothing reaches the service
+        (item,) = await queue.add_paths([path])
+        await until(lambda: session.state is ConnectionState.OFFLINE, timeout=60)
+        assert queue.item(item.id).state == "queued", queue.item(item.id)  # type: ignore[union-attr]
+        service.api.up()
+        done = await until(
+            lambda: (i := queue.item(item.id)) is not None and i.state in ("done", "failed") and i, 90
+        )
+        assert done.state == "done", done.error
+        assert [s.status for s in service.api.matching("POST", "/v1/sources/uploads")] == [201]
+        await quiet()
+    finally:
+        await queue.close()
+        store.close()
+        await session.close()

@@ -1,9 +1,10 @@
 """One item's transfer, the steps of :class:`~castdeck.services.uploads.UploadQueue` that move it
 along: retry's re-check, the reservation of a slot (never repeated after no answer; made again after
-a 429, which says it was not taken), the bytes sent
-to it (resent a few times after faults), a fresh slot when it expired or was refused, and the
-completion (safe to repeat). They live in :class:`TransferSteps`, a mixin of the queue that keeps
-its state; every change goes through the queue's ``_set``, ``_fail`` and ``_commit``."""
+a 429, which says it was not taken, or once the connection is back when none could be made), the
+bytes sent to it (resent a few times after faults), a fresh slot when it expired or was refused,
+and the completion (safe to repeat: after a lost connection it is made again once the connection is
+back). They live in :class:`TransferSteps`, a mixin of the queue that keeps its state; every change
+goes through the queue's ``_set``, ``_fail`` and ``_commit``."""
 
 from __future__ import annotations
 
@@ -169,6 +170,12 @@ class TransferSteps:
             self.sourceUploaded.emit(done, source)
             return
 
+    async def _wait_for_connection(self, item_id: str, state: str, note: str) -> NoReturn:
+        """Stop this transfer where it stands (``queued``: reserve again; ``completing``: complete
+        again); the queue takes it up again when the session is back online."""
+        await self._set(item_id, state=state, error=note, reserving=False)
+        raise Stopped
+
     async def _next_slot(self, item_id: str, fresh: int) -> int:
         """The slot is gone: forget it (deleting its source) for a fresh reservation, a few times."""
         item = self._items[item_id]
@@ -220,7 +227,18 @@ class TransferSteps:
                 pause = min(max(error.retry_after or wait, 0.5), MAX_RATE_LIMIT_WAIT)
                 self._change(item_id, error=f"The service asked to wait; reserving in {pause:.0f} s…")
                 await asyncio.sleep(pause)
-            except (APIConnectionError, ServerError, InvalidResponseError) as error:
+            except APIConnectionError as error:
+                if not error.sent:  # no connection: nothing was reserved
+                    await self._wait_for_connection(
+                        item_id, "queued", "Waiting for the connection; nothing was reserved yet."
+                    )
+                await self._fail(
+                    item_id,
+                    f"No answer to the upload reservation ({describe_error(error)}). The service may have reserved "
+                    "it anyway; it was not sent again. Choose Retry to reserve a slot again.",
+                    request_id=getattr(error, "request_id", None),
+                )
+            except (ServerError, InvalidResponseError) as error:
                 await self._fail(
                     item_id,
                     f"No answer to the upload reservation ({describe_error(error)}). The service may have reserved "
@@ -296,6 +314,11 @@ class TransferSteps:
             )
         except NotFoundError:
             return None
+        except APIConnectionError:
+            # The bytes are there and completing is safe to repeat: again once the service answers.
+            await self._wait_for_connection(
+                item_id, "completing", "The connection was lost; the upload completes when it returns."
+            )
         except ApiError as error:
             await self._fail(
                 item_id,
