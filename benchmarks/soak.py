@@ -71,8 +71,14 @@ def main() -> int:
             from tests.soak.kills import kill_during_generate, kill_during_upload, kill_while_typing
 
             print("\nKills (SIGKILL, then a restart on the same data)", flush=True)
-            for scenario in (kill_during_generate, kill_during_upload, kill_while_typing):
-                outcome = scenario(Path(folder) / scenario.__name__)
+            kills = {
+                "generate-answer": lambda root: kill_during_generate(root, "answer"),
+                "generate-acceptance": lambda root: kill_during_generate(root, "acceptance"),
+                "upload": kill_during_upload,
+                "typing": kill_while_typing,
+            }
+            for name, scenario in kills.items():
+                outcome = scenario(Path(folder) / f"kill-{name}")
                 print(outcome.text(), flush=True)
                 ok = ok and outcome.ok
     print("\nall figures hold" if ok else "\nSOME FIGURES DO NOT HOLD", flush=True)

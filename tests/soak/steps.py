@@ -175,6 +175,8 @@ async def generate_from_prompt(c: Creator) -> str:
     await c.type(dialog.prompt_edit, f"How the tide tables are made, told by two harbour pilots ({token}).")
     dialog.length_spin.selectAll()
     await c.type(dialog.length_spin, "1")
+    if c.rng.random() < 0.25:  # rendered too: something to publish later
+        c.click(dialog.render_check)
     await until(
         lambda: dialog.podcast_picker.selected_id() and dialog.submit_button.isEnabled(), "Generate enabled"
     )
@@ -342,18 +344,24 @@ def _finished(e: Episode) -> bool:
     return e.generation is not None and e.generation.state == "completed"
 
 
+def _rendered(e: Episode) -> bool:
+    return bool(getattr(e, "rendered", None) or (e.model_extra or {}).get("rendered"))
+
+
 async def publish(c: Creator) -> str:
     pane = await c.show_pane("Episodes")
     await c.loaded(pane)
     if not c.online:
         return "offline"
-    episode = await c.select_row(pane, lambda e: e.status == "draft" and _finished(e) and e.audio_url)
+    episode = await c.select_row(pane, lambda e: e.status == "draft" and _finished(e) and _rendered(e))
     if episode is None:
-        return "no finished draft"
+        return "no rendered draft"
     if str(episode.id) in pane.publish_waits or not pane.publish_button.isVisible():
         return "already waiting to publish"
     dialog = await c.open_dialog(pane, pane.publish_button, PublishDialog, "the Publish dialog")
-    return "published or waiting" if await c.submit(dialog, attempts=1) else "refused"
+    if await c.submit(dialog, attempts=1):
+        return "published" if not pane.publish_waits else "waiting for rendering, then publishing"
+    return f"refused: {dialog.banner.text[:80]}"
 
 
 async def unpublish(c: Creator) -> str:
