@@ -182,7 +182,8 @@ class Creator:
             found = await until(shown, what)
             if not isinstance(found, str):
                 return found
-            self.notes.append(f"{self.step}: {banner.text[:100] if banner is not None else ''}")
+            shown = banner.text.splitlines()[0][:100] if banner is not None and banner.text else ""
+            self.notes.append(f"{self.step}: {shown}")
         raise StepFailed(f"{what}: the pane said {banner.text if banner is not None else ''!r} three times")
 
     async def submit(self, dialog: FormDialog, *, attempts: int = 3) -> bool:

@@ -134,19 +134,20 @@ async def _run(c: Creator, settings: SoakSettings, report: SoakReport) -> None:
         c.step = "warm-up"  # every pane once: what is built once is not counted as growth
         for row in range(c.window.sidebar.count()):
             await c.loaded(await c.show_pane(c.window.sidebar.item(row).text()))
-        settle_startup_objects()  # as CastdeckApp.run() does once the first screen is up
-        report.rss_warm = rss_mib()
-        report.widgets_warm = len(QApplication.allWidgets())
+        with probe.paused():
+            settle_startup_objects()  # as CastdeckApp.run() does once the first screen is up
+            report.rss_warm = rss_mib()
+            report.widgets_warm = len(QApplication.allWidgets())
         snapshot = tracemalloc.take_snapshot() if settings.trace_memory else None
         schedule = _schedule(settings.seed)
         started = time.monotonic()
         while time.monotonic() - started < settings.seconds:
             step = next(schedule)
             if step is None:  # a round of every step is over
-                gc.collect()
-                report.rss_rounds.append(
-                    (rss_mib(), len(QApplication.allWidgets()), len(c.background.jobs.jobs()))
-                )
+                with probe.paused():
+                    gc.collect()
+                    jobs = len(c.background.jobs.jobs())
+                    report.rss_rounds.append((rss_mib(), len(QApplication.allWidgets()), jobs))
                 continue
             c.step = step.__name__
             record = StepRecord(c.step, time.monotonic() - started)
@@ -163,9 +164,10 @@ async def _run(c: Creator, settings: SoakSettings, report: SoakReport) -> None:
             settings.say(record.line())
         c.step = "after"
         await switch_panes(c)
-        gc.collect()
-        report.rss_end = rss_mib()
-        report.widgets_end = len(QApplication.allWidgets())
+        with probe.paused():
+            gc.collect()
+            report.rss_end = rss_mib()
+            report.widgets_end = len(QApplication.allWidgets())
         if snapshot is not None:
             top = tracemalloc.take_snapshot().compare_to(snapshot, "lineno")[:12]
             report.memory_top = [str(stat) for stat in top]

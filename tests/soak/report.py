@@ -142,7 +142,7 @@ class SoakReport:
         lines = []
         for ms, step, stack in self.longest_stalls:
             lines.append(f"{ms:.0f} ms in {step}:")
-            frames = [f.strip() for f in stack.splitlines()[1:] if "/soak/" not in f and "qasync" not in f]
+            frames = [f.strip() for f in stack.splitlines()[1:] if "qasync" not in f and "/asyncio/" not in f]
             lines += [f"    {frame}" for frame in frames[:6]] or [
                 "    (inside Qt: no Python frame above the loop)"
             ]

@@ -23,7 +23,8 @@ import threading
 import time
 import tomllib
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -166,6 +167,16 @@ class StallProbe(QObject):
     def stop(self) -> None:
         self.timer.stop()
         self._watching.clear()
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """The driver's own work (a full garbage collection before reading the memory) is no stall."""
+        self.timer.stop()
+        try:
+            yield
+        finally:
+            self.last = time.perf_counter()
+            self.timer.start()
 
     def _watch(self) -> None:
         """Once a stall has lasted 60 ms, dump the threads' stacks with faulthandler (made for a
