@@ -56,6 +56,8 @@ class SoakSettings:
     chaos: float = 0.2
     speed: float = 50.0
     trace_memory: bool = False
+    screenshot: Path | None = None
+    """Where to save the window as the run ends (the Jobs dock shown)."""
     say: Callable[[str], None] = field(default=lambda _line: None)
     """Where each step's line goes (benchmarks/soak.py prints them)."""
 
@@ -149,9 +151,10 @@ async def _run(c: Creator, settings: SoakSettings, report: SoakReport) -> None:
                     jobs = len(c.background.jobs.jobs())
                     report.rss_rounds.append((rss_mib(), len(QApplication.allWidgets()), jobs))
                 continue
+            with probe.paused():  # counting the widgets makes a wrapper for each: the driver's own cost
+                widgets = len(QApplication.allWidgets())
             c.step = step.__name__
             record = StepRecord(c.step, time.monotonic() - started)
-            widgets = len(QApplication.allWidgets())
             try:
                 record.outcome = await step(c)
             except StepFailed as failure:
@@ -159,11 +162,17 @@ async def _run(c: Creator, settings: SoakSettings, report: SoakReport) -> None:
                 await _tidy(c)
             record.seconds = time.monotonic() - started - record.started
             await asyncio.sleep(0)  # what the step let go of (deleteLater) is deleted before counting
-            record.widgets = len(QApplication.allWidgets()) - widgets
+            with probe.paused():
+                record.widgets = len(QApplication.allWidgets()) - widgets
             report.steps.append(record)
             settings.say(record.line())
         c.step = "after"
         await switch_panes(c)
+        if settings.screenshot is not None:
+            with probe.paused():
+                c.window.jobs_dock.show()
+                settings.screenshot.parent.mkdir(parents=True, exist_ok=True)
+                c.window.grab().save(str(settings.screenshot))
         with probe.paused():
             gc.collect()
             report.rss_end = rss_mib()

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from tests.gui.conftest import ARTIFACTS
 from tests.soak.driver import SoakSettings, run_soak
 
 SEED = 7
@@ -20,7 +21,8 @@ SEED = 7
 async def test_a_minute_of_creator_use_under_chaos_loses_and_repeats_nothing(
     qtbot: QtBot, tmp_path: Path
 ) -> None:
-    report = await run_soak(SoakSettings(seconds=60, seed=SEED, chaos=0.2), tmp_path / "soak")
+    settings = SoakSettings(seconds=60, seed=SEED, chaos=0.2, screenshot=ARTIFACTS / "soak-end.png")
+    report = await run_soak(settings, tmp_path / "soak")
     print("\n" + report.table())
 
     assert report.exceptions == []
