@@ -10,6 +10,7 @@ import pytest
 import shiboken6
 from pydantic import BaseModel
 from PySide6.QtCore import QCoreApplication, QEvent
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QLineEdit
 from pytestqt.qtbot import QtBot
 
@@ -20,6 +21,7 @@ from castdeck.services.uploads import UploadQueue
 from castdeck.store.cache import Cache
 from castdeck.store.uploads import UploadStore
 from castdeck.ui.forms import FormDialog
+from castdeck.ui.jobs.card import wrap_lines
 from castdeck.ui.listen import ListenWindow
 from castdeck.ui.pickers import host_feed
 from tests.gui.conftest import open_session, quiet, until
@@ -202,3 +204,20 @@ async def test_a_reservation_that_could_not_connect_is_made_when_the_connection_
         await queue.close()
         store.close()
         await session.close()
+
+
+def test_a_job_card_title_too_long_for_its_line_shows_what_fits_of_it(qapp: Any) -> None:
+    """The soak's uploads made cards titled "Source: soak7drop0028-handout-1.pdf" that read
+    "Source: …": the file name, one long word that did not fit after "Source:", was dropped whole
+    instead of shown as far as it fits (ui/jobs/card.py)."""
+    metrics = QFontMetrics(QFont())
+    title = "Source: quarterly-harbour-report-final-version-2.pdf"
+    width = metrics.horizontalAdvance("Source: quarterly-harbour-rep")
+    (line,) = wrap_lines(title, metrics, width, 1)
+    assert line.startswith("Source: quarterly") and line.endswith("…"), line
+    assert metrics.horizontalAdvance(line) <= width
+    # two lines: the first as wrapped, the rest of the text elided on the last
+    text = "The tide tables of the harbour for the winter season, printed again for the spring"
+    lines = wrap_lines(text, metrics, width, 2)
+    assert len(lines) == 2 and lines[1].endswith("…"), lines
+    assert text.startswith(lines[0]) and text.startswith(f"{lines[0]} {lines[1][:-1]}".strip()), lines
