@@ -75,12 +75,14 @@ class InputValidationError(CastdeckError, ValueError):
 
 
 class APIConnectionError(CastdeckError):
-    """No answer: the connection failed or broke. A write may still have happened on the service."""
+    """No answer: the connection failed or broke. A write may still have happened on the service,
+    unless ``sent`` is False: no connection could be made, so nothing of the request left."""
 
-    def __init__(self, message: str, *, request: httpx.Request | None = None) -> None:
+    def __init__(self, message: str, *, request: httpx.Request | None = None, sent: bool = True) -> None:
         # Only the method and address are kept: the request's headers hold the API key.
         self.method = request.method if request is not None else None
         self.url = str(request.url) if request is not None else None
+        self.sent = sent
         super().__init__(message)
 
 

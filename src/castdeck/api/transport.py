@@ -408,12 +408,14 @@ async def _send_bounded(client: httpx.AsyncClient, request: httpx.Request) -> Ra
         raise InvalidResponseError(f"the answer's Location is not an address ({exc})") from None
     except httpx.TimeoutException as exc:
         raise APITimeoutError(
-            f"no answer from {request.url.host} in time ({type(exc).__name__})", request=request
-        ) from None
+            f"no answer from {request.url.host} in time ({type(exc).__name__})", request=request,
+            sent=not isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout),
+        ) from None  # fmt: skip
     except httpx.TransportError as exc:
         raise APIConnectionError(
-            f"could not reach {request.url.host}: {exc or type(exc).__name__}", request=request
-        ) from None
+            f"could not reach {request.url.host}: {exc or type(exc).__name__}", request=request,
+            sent=not isinstance(exc, httpx.ConnectError),  # refused, unknown host: nothing left
+        ) from None  # fmt: skip
     except RuntimeError:
         if not client.is_closed:
             raise

@@ -2,7 +2,7 @@
 
     castdeck-sandbox --host 127.0.0.1 --port PORT --data DIR [--speed FACTOR] [--rate-limit N]
                      [--chaos P] [--chaos-seed S] [--accept-hold SECONDS]
-                     [--accept-hold-stage {created,received}]
+                     [--accept-hold-stage {created,received}] [--signed-base-url URL]
 
 The first line of stdout is ``listening on URL`` as soon as the socket accepts connections.
 """
@@ -17,6 +17,7 @@ import math
 import socket
 from dataclasses import replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import uvicorn
 
@@ -49,6 +50,15 @@ def _seconds(value: str) -> float:
     if not math.isfinite(number) or number < 0:
         raise argparse.ArgumentTypeError("must be a finite number of seconds, 0 or more")
     return number
+
+
+def _http_origin(value: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/"):
+        raise argparse.ArgumentTypeError("must be an http(s) origin such as http://127.0.0.1:8081")
+    if parts.query or parts.fragment:
+        raise argparse.ArgumentTypeError("must be an origin without a query or fragment")
+    return value.rstrip("/")
 
 
 def _probability(value: str) -> float:
@@ -106,6 +116,14 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, str]:
         "'received' = nothing exists yet, the 409 names no resource (default created)",
     )
     parser.add_argument(
+        "--signed-base-url",
+        type=_http_origin,
+        default=None,
+        metavar="URL",
+        help="the origin signed upload and download addresses name, such as a proxy in front of this "
+        "sandbox that forwards /files/ and /uploads/ to it (default: the sandbox's own address)",
+    )
+    parser.add_argument(
         "--exit-with-parent",
         action="store_true",
         help="stop when standard input closes (the launching process ended): for launchers and tests",
@@ -131,6 +149,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, str]:
         idempotency_window=args.idempotency_window,
         accept_hold=args.accept_hold,
         accept_hold_stage=args.accept_hold_stage,
+        signed_base_url=args.signed_base_url,
     ), args.log_level
 
 

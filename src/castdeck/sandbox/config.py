@@ -35,6 +35,9 @@ class Settings:
     # seconds, not scaled by speed), and how far it got meanwhile: "created" or "received".
     accept_hold: float = 0.0
     accept_hold_stage: str = "created"
+    # The origin signed upload and download addresses name (default: the sandbox's own), so that a
+    # proxy in front of them (tests: one that records every request) sees them all.
+    signed_base_url: str | None = None
 
     def scaled(self, seconds: float) -> float:
         """Simulated work time at this speed."""

@@ -30,6 +30,9 @@ class Sandbox:
         self.db = db
         host = f"[{settings.host}]" if ":" in settings.host else settings.host
         self.base_url = f"http://{host}:{settings.port}"
+        self.signed_base_url = (settings.signed_base_url or self.base_url).rstrip("/")
+        """Where signed addresses point: the sandbox itself, or a proxy in front of it (its
+        ``/files/…`` and ``/uploads/…`` paths unchanged)."""
         self.secret = db.secret()
         self.files_dir = settings.data_dir / "files"
         self.files_dir.mkdir(parents=True, exist_ok=True)
@@ -43,7 +46,7 @@ class Sandbox:
     def file_url(self, relative: str) -> str:
         """A signed download address: no API key needed, none must be sent."""
         expires = download_expiry()
-        return sign_url(self.base_url, f"/files/{relative}", self.secret, "GET", relative, expires)
+        return sign_url(self.signed_base_url, f"/files/{relative}", self.secret, "GET", relative, expires)
 
     def poll_hint(self, seconds: float) -> int:
         """``Retry-After`` in whole seconds (>= 1), scaled by ``--speed``."""

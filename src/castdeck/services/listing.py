@@ -2,11 +2,15 @@
 
 ``ListFeed.next_page()`` returns the next page. Every page read is stored in the cache (the first
 page replaces what was cached for this list). When the service cannot be reached, the feed answers
-with what was cached for the list, marked offline, and stops paging until it is reset.
+with what was cached for the list, marked offline, and stops paging until it is reset. A read the
+service failed (5xx, 429, a broken answer; the client repeats only some of those at once) is made
+again after a short pause, a couple of times, before the error reaches the list or picker: a read
+is safe to repeat, and one failed read would otherwise leave a dialog's picker empty for good.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -14,12 +18,16 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from castdeck.api import APIConnectionError, Client, InvalidResponseError
+from castdeck.api import APIConnectionError, CastdeckError, Client, InvalidResponseError, is_transient
 from castdeck.api.pagination import AsyncPaginator, Page
+from castdeck.api.retry import backoff_delay
 
 from .session import Session
 
-__all__ = ["FeedPage", "ListFeed"]
+__all__ = ["READ_AGAIN", "FeedPage", "ListFeed"]
+
+READ_AGAIN = 2
+"""Times a page read the service failed is made again (after 0.5-1 s, then 1-2 s, or its Retry-After)."""
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -61,22 +69,30 @@ class ListFeed(Generic[M]):
     async def next_page(self) -> FeedPage[M]:
         if self._done:
             return FeedPage([], has_more=False)
-        if self._pages is None:
-            paginator = self._open_list(self.session.client)
-            self._pages = paginator.pages(self._next_url, skip_invalid=True)
-        try:
-            page = await self.session.guard(anext(self._pages))
-        except StopAsyncIteration:
-            self._done = True
-            return FeedPage([], has_more=False)
-        except APIConnectionError:
-            await self._drop_pages()
-            if self._offset == 0:
-                return await self._from_cache()
-            raise
-        except BaseException:
-            await self._drop_pages()
-            raise
+        for attempt in range(READ_AGAIN + 1):
+            if self._pages is None:
+                paginator = self._open_list(self.session.client)
+                self._pages = paginator.pages(self._next_url, skip_invalid=True)
+            try:
+                page = await self.session.guard(anext(self._pages))
+                break
+            except StopAsyncIteration:
+                self._done = True
+                return FeedPage([], has_more=False)
+            except APIConnectionError:
+                await self._drop_pages()
+                if self._offset == 0:
+                    return await self._from_cache()
+                raise
+            except CastdeckError as error:
+                await self._drop_pages()
+                if attempt >= READ_AGAIN or not is_transient(error):
+                    raise
+                await asyncio.sleep(backoff_delay(attempt, getattr(error, "retry_after", None), base=1.0, cap=4.0,
+                                                  max_retry_after=10.0))  # fmt: skip
+            except BaseException:
+                await self._drop_pages()
+                raise
         records = [item.model_dump(mode="json") for item in page.items]
         last = not page.has_more
         await self.session.cache_page(self.list_key, self.kind, records, offset=self._offset, last=last)

@@ -1,8 +1,10 @@
 """One item's transfer, the steps of :class:`~castdeck.services.uploads.UploadQueue` that move it
-along: retry's re-check, the reservation of a slot (never repeated after no answer), the bytes sent
-to it (resent a few times after faults), a fresh slot when it expired or was refused, and the
-completion (safe to repeat). They live in :class:`TransferSteps`, a mixin of the queue that keeps
-its state; every change goes through the queue's ``_set``, ``_fail`` and ``_commit``."""
+along: retry's re-check, the reservation of a slot (never repeated after no answer; made again after
+a 429, which says it was not taken, or once the connection is back when none could be made), the
+bytes sent to it (resent a few times after faults), a fresh slot when it expired or was refused,
+and the completion (safe to repeat: after a lost connection it is made again once the connection is
+back). They live in :class:`TransferSteps`, a mixin of the queue that keeps its state; every change
+goes through the queue's ``_set``, ``_fail`` and ``_commit``."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from castdeck.api import (
     ConflictError,
     InvalidResponseError,
     NotFoundError,
+    RateLimitedError,
     ServerError,
     UnprocessableError,
     UploadError,
@@ -56,6 +59,11 @@ PUT_RETRY_DELAYS = (1.0, 3.0, 8.0)
 
 MAX_FRESH_SLOTS = 2
 """Fresh reservations per attempt after an expired or refused slot."""
+
+RATE_LIMIT_WAITS = (2.0, 5.0, 10.0)
+"""Seconds waited (unless the service's Retry-After says) before reserving again after a 429: a
+rate-limited reservation was not taken, so reserving again repeats nothing."""
+MAX_RATE_LIMIT_WAIT = 60.0
 
 SERVICE_ORIGIN = "service_origin"
 """Kept with a stored slot: the service's origin when the slot was reserved."""
@@ -162,6 +170,12 @@ class TransferSteps:
             self.sourceUploaded.emit(done, source)
             return
 
+    async def _wait_for_connection(self, item_id: str, state: str, note: str) -> NoReturn:
+        """Stop this transfer where it stands (``queued``: reserve again; ``completing``: complete
+        again); the queue takes it up again when the session is back online."""
+        await self._set(item_id, state=state, error=note, reserving=False)
+        raise Stopped
+
     async def _next_slot(self, item_id: str, fresh: int) -> int:
         """The slot is gone: forget it (deleting its source) for a fresh reservation, a few times."""
         item = self._items[item_id]
@@ -190,31 +204,55 @@ class TransferSteps:
         await self._set(
             item_id, state="uploading", sent=0, error=None, source_id=None, slot=None, reserving=True
         )
-        try:
-            reservation: UploadReservation = await self._session.guard(
-                reserve_upload(
-                    self._session.client.transport,
-                    local,
-                    title=item.title,
-                    prepare_visuals=item.prepare_visuals,
-                ),
-                write=True,
-            )
-        except (APIConnectionError, ServerError, InvalidResponseError) as error:
-            await self._fail(
-                item_id,
-                f"No answer to the upload reservation ({describe_error(error)}). The service may have reserved "
-                "it anyway; it was not sent again. Choose Retry to reserve a slot again.",
-                request_id=getattr(error, "request_id", None),
-            )
-        except ApiError as error:
-            await self._fail(
-                item_id,
-                f"The service refused the upload: {describe_error(error)}",
-                request_id=error.request_id,
-            )
-        except CastdeckError as error:  # refused before sending (the input could never be sent)
-            await self._fail(item_id, f"The upload could not be reserved: {describe_error(error)}")
+        for wait in (*RATE_LIMIT_WAITS, None):
+            try:
+                reservation: UploadReservation = await self._session.guard(
+                    reserve_upload(
+                        self._session.client.transport,
+                        local,
+                        title=item.title,
+                        prepare_visuals=item.prepare_visuals,
+                    ),
+                    write=True,
+                )
+                break
+            except RateLimitedError as error:
+                # Not taken (nothing was reserved): wait as asked, then reserve (for the first time).
+                if wait is None:
+                    await self._fail(
+                        item_id,
+                        f"The service is busy ({describe_error(error)}); nothing was reserved. Choose Retry.",
+                        request_id=error.request_id,
+                    )
+                pause = min(max(error.retry_after or wait, 0.5), MAX_RATE_LIMIT_WAIT)
+                self._change(item_id, error=f"The service asked to wait; reserving in {pause:.0f} s…")
+                await asyncio.sleep(pause)
+            except APIConnectionError as error:
+                if not error.sent:  # no connection: nothing was reserved
+                    await self._wait_for_connection(
+                        item_id, "queued", "Waiting for the connection; nothing was reserved yet."
+                    )
+                await self._fail(
+                    item_id,
+                    f"No answer to the upload reservation ({describe_error(error)}). The service may have reserved "
+                    "it anyway; it was not sent again. Choose Retry to reserve a slot again.",
+                    request_id=getattr(error, "request_id", None),
+                )
+            except (ServerError, InvalidResponseError) as error:
+                await self._fail(
+                    item_id,
+                    f"No answer to the upload reservation ({describe_error(error)}). The service may have reserved "
+                    "it anyway; it was not sent again. Choose Retry to reserve a slot again.",
+                    request_id=getattr(error, "request_id", None),
+                )
+            except ApiError as error:
+                await self._fail(
+                    item_id,
+                    f"The service refused the upload: {describe_error(error)}",
+                    request_id=error.request_id,
+                )
+            except CastdeckError as error:  # refused before sending (the input could never be sent)
+                await self._fail(item_id, f"The upload could not be reserved: {describe_error(error)}")
         slot = reservation.upload.model_dump(mode="json")
         slot[SERVICE_ORIGIN] = origin_of(self._session.profile.base_url)
         return await self._set(
@@ -276,6 +314,11 @@ class TransferSteps:
             )
         except NotFoundError:
             return None
+        except APIConnectionError:
+            # The bytes are there and completing is safe to repeat: again once the service answers.
+            await self._wait_for_connection(
+                item_id, "completing", "The connection was lost; the upload completes when it returns."
+            )
         except ApiError as error:
             await self._fail(
                 item_id,

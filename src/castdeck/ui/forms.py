@@ -271,7 +271,7 @@ class FormDialog(QDialog):
             messages = by_row.get(name)
             shown = messages if messages and (row.touched or not only_touched) else None
             row.set_error("; ".join(dict.fromkeys(shown)) if shown else None)
-        QTimer.singleShot(0, self.fit_height)
+        QTimer.singleShot(0, self, self.fit_height)  # the dialog as context: never run once it is deleted
         return unplaced
 
     def fit_height(self) -> None:

@@ -45,7 +45,9 @@ def upload_target(source_id: str) -> str:
 
 def slot(sandbox: Sandbox, record: Record) -> dict[str, Any]:
     expires = int(record.meta["upload"]["expires"])
-    url = sign_url(sandbox.base_url, upload_target(record.id), sandbox.secret, "PUT", record.id, expires)
+    url = sign_url(
+        sandbox.signed_base_url, upload_target(record.id), sandbox.secret, "PUT", record.id, expires
+    )
     return {
         "url": url,
         "method": "PUT",

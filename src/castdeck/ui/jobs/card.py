@@ -298,9 +298,12 @@ def wrap_lines(text: str, metrics: QFontMetrics, width: int, limit: int) -> list
                 rows.append(line)
                 line = word
         rows.append(line)
-    if len(rows) > max(1, limit):
-        rows = rows[: max(1, limit)]
-        rows[-1] = rows[-1] + " …"
+    keep = max(1, limit)
+    if len(rows) > keep:  # the last line holds the rest, elided (a long word shows as far as it fits)
+        rest = " ".join(rows[keep - 1 :])
+        rows = [*rows[: keep - 1], rest]
+        if metrics.horizontalAdvance(rest) <= width:
+            rows[-1] = rest + " …"
     return [metrics.elidedText(row, Qt.TextElideMode.ElideRight, width) for row in rows]
 
 

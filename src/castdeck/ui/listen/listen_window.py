@@ -313,6 +313,7 @@ class ListenWindow(QWidget):
                 self.export_to(fmt, Path(path)), on_error=lambda e: self.banner.show_error(e, "Export failed")
             )
         )
+        dialog.finished.connect(dialog.deleteLater)  # answered: gone (each export makes its own)
         self.file_dialog = dialog
         dialog.open()
         return dialog

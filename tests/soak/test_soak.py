@@ -1,0 +1,44 @@
+"""Sixty seconds of scripted creator use of the real app against a sandbox that fails a fifth of its
+requests (``--chaos 0.2``), then the figures (benchmarks/soak.py runs the same driver for minutes).
+
+The stall and the memory growth are printed, not asserted (timing does not go into tests)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from tests.gui.conftest import ARTIFACTS
+from tests.soak.driver import SoakSettings, run_soak
+
+SEED = 7
+
+
+@pytest.mark.asyncio
+@pytest.mark.timeout(900)
+async def test_a_minute_of_creator_use_under_chaos_loses_and_repeats_nothing(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    settings = SoakSettings(seconds=60, seed=SEED, chaos=0.2, screenshot=ARTIFACTS / "soak-end.png")
+    report = await run_soak(settings, tmp_path / "soak")
+    print("\n" + report.table())
+
+    assert report.exceptions == []
+    assert report.qt_warnings == []
+    assert [f"{s.name}: {s.outcome}" for s in report.failed_steps] == []
+    # every generation the driver asked for was started once on the service: none lost, none twice
+    generations = report.generations
+    assert generations.asked >= 5
+    assert (generations.lost, generations.duplicated, generations.unasked) == ([], [], [])
+    assert report.refusals + generations.refused_later == []
+    assert generations.started == generations.asked == generations.once
+    # every file the driver dropped was taken in once
+    uploads = report.uploads
+    assert uploads.asked >= 2
+    assert (uploads.lost, uploads.duplicated) == ([], [])
+    assert uploads.completed == uploads.asked
+    # the API key went to the service's origin only, never to a signed address
+    assert report.signed_requests > 0
+    assert report.key_elsewhere == []
