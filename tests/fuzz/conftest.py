@@ -105,3 +105,11 @@ def cases(count: int, *, suppress: tuple[HealthCheck, ...] = ()) -> Callable[[F]
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     if TALLY.cases:
         terminalreporter.write_line(f"fuzz: {TALLY.cases:,} cases (hypothesis profile {TALLY.profile})")
+
+
+@pytest.fixture(autouse=True)
+def _lists_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fuzz asks what a pane shows for one hostile answer; a list that reads a failed page again
+    (after a pause of seconds) would read a different case's answer and outlive the example. The
+    reading again is the soak's regression test's to prove (tests/soak)."""
+    monkeypatch.setattr("castdeck.services.listing.READ_AGAIN", 0)
