@@ -163,7 +163,7 @@ async def test_shorts_and_voiceovers_have_stills_of_their_own_shape(
     card = await until(lambda: pane.picture(item, QSize(120, 120)), timeout=60)
     assert card.width() / card.height() == pytest.approx(shape, abs=0.05)
     assert pane.picture_text(item) == f"Still from {title}"
-    assert background.media_files.downloads == 1
+    assert background.media_files.downloaded[str(item.id)] == 1
     await quiet()
 
 
@@ -219,13 +219,13 @@ async def test_the_kept_copy_plays_offline_without_a_request(
         s.path for s in line.sent[asked:] if s.path.endswith("/download") or s.path.startswith("/files/")
     ]
     assert for_the_file == []  # neither the service nor the file's address was asked
-    assert on_line.background.media_files.downloads == 1
+    assert on_line.background.media_files.downloaded[tidal["id"]] == 1
 
     line.up()  # the service returns: the pane reads its list again, the preview stays as it is
     await until(lambda: session.state is ConnectionState.ONLINE, timeout=60)
     await until(lambda: not pane.model.offline and not pane.model.loading, timeout=60)
     await quiet()
-    assert preview.state == "ready" and on_line.background.media_files.downloads == 1
+    assert preview.state == "ready" and on_line.background.media_files.downloaded[tidal["id"]] == 1
 
 
 # --- preparing, and no file at all ---------------------------------------------------------------------------

@@ -17,6 +17,7 @@ atomically and never draws it). All disk work runs on a worker thread.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import hashlib
@@ -123,6 +124,8 @@ class MediaFiles:
         self._shared: dict[tuple[str, str, str], _Shared] = {}
         self.downloads = 0
         """Downloads started (tests count them)."""
+        self.downloaded: collections.Counter[str] = collections.Counter()
+        """Downloads started per item id (the list's stills download the other finished items too)."""
 
     async def close(self) -> None:
         """Stop the downloads still running (their partial files are removed)."""
@@ -291,6 +294,7 @@ class MediaFiles:
             lambda: self.store.audio_path(self.profile, entry, url, stem=_file_stem(url))
         )
         self.downloads += 1
+        self.downloaded[media_id] += 1
         key = (kind, media_id, audio_key(url))
 
         def report(received: int, total: int | None) -> None:
