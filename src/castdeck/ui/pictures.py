@@ -80,7 +80,7 @@ class PictureBook(QObject):
         super().__init__(owner)
         self.session = session
         self.artwork = Artwork.of(session)
-        self.work = tasks.scope(owner)
+        self.work = tasks.scope(self)  # a child of the owner: closing the owner closes it too
         self._pixmaps: OrderedDict[Key, QPixmap] = OrderedDict()
         self._failures: dict[str, str] = {}
         self._queue: OrderedDict[Key, None] = OrderedDict()
