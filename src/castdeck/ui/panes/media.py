@@ -140,8 +140,9 @@ class MediaPane(ResourcePane):
     # --- pictures of the list --------------------------------------------------------------------------------
 
     def picture(self, item: MediaJob, size: QSize) -> QPixmap | None:
-        """The still of a finished item scaled to ``size`` when known; else ``None`` (and it is
-        made meanwhile, at most two at a time, the ones asked for last first)."""
+        """The still of a finished item scaled to ``size`` when known; else ``None`` (and it is made
+        meanwhile from the item's kept file, at most two at a time, the ones asked for last first;
+        the list never downloads a file for a still: previewing an item keeps it)."""
         if (item.status or "").lower() != "completed":
             return None
         return self.stills.picture(str(item.id), size)

@@ -247,10 +247,9 @@ class Stills(QObject):
         if path is None:
             file = await self.files.kept(self.kind, media_id)
             if file is None:
-                answer = await self.files.fetch(self.kind, media_id)
-                if not isinstance(answer, MediaFile):
-                    return None  # preparing, or no file: tried again later
-                file = answer
+                # The list never downloads a file for a still: a finished video can be large. The
+                # still is made from the file kept once the item was previewed.
+                return None
             path = await self.draw(file)
             if path is None:
                 return None
