@@ -17,6 +17,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import tempfile
 import weakref
 from pathlib import Path
 from typing import ClassVar
@@ -87,7 +88,7 @@ class Artwork:
         """The session's pictures, kept beside its cache file (``media/pictures``)."""
         found = cls._of.get(session)
         if found is None:
-            base = session.cache.path.parent if session.cache.path is not None else Path.cwd()
+            base = session.cache.path.parent if session.cache.path is not None else Path(tempfile.gettempdir()) / "castdeck"
             found = cls._of[session] = cls(session, base / "media" / "pictures")
         return found
 
