@@ -71,8 +71,7 @@ class CoverReplacer(QObject):
             )
             return
         self.sending = True
-        pane.cover.set_busy("Sending the new cover…")
-        self.button.setEnabled(False)
+        pane.cover.set_busy("Sending the new cover…")  # replace() ignores asks until it is done
         try:
             result = await pane.session.call(
                 lambda c: c.episodes.upload_image(str(episode.id), path), write=True
@@ -83,7 +82,6 @@ class CoverReplacer(QObject):
         finally:
             self.sending = False
             pane.cover.set_busy("")
-            pane._apply_write_state(self.button, pane.session.write_block_reason)
         updated = episode.model_copy(update={"image_url": result.image_url})
         pane.item_changed(updated, select=False)
         pane.banner.show_message(
