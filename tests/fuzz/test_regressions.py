@@ -75,6 +75,10 @@ def test_numbers_json_does_not_permit_are_a_broken_answer(body: bytes) -> None:
     assert error_from_response(500, body, httpx.Headers()).detail is not None  # still the status
 
 
+def test_a_lone_surrogate_in_raw_bytes_becomes_a_replacement_character_too() -> None:
+    assert raw(b'{"data": [{"id": "\xed\xa0\x80"}]}').json() == {"data": [{"id": "\ufffd"}]}
+
+
 def test_a_lone_surrogate_escape_becomes_a_replacement_character() -> None:
     body = raw(b'{"data": {"id": "a\\ud800b", "\\udfff": ["\\ud83d\\ude00", "\\uDBFF"]}}').json()
     assert body == {"data": {"id": "a\ufffdb", "\ufffd": ["\U0001f600", "\ufffd"]}}
