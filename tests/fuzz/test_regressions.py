@@ -433,3 +433,19 @@ def test_an_upload_slot_with_headers_or_a_method_http_cannot_carry_is_refused(sl
     body = json.dumps({"data": {"source": {"id": "s1"}, "upload": slot}}).encode()
     with pytest.raises(InvalidResponseError, match="upload"):
         parse_data(raw(body), UploadReservation)
+
+
+@pytest.mark.asyncio
+async def test_a_key_echoed_into_the_request_id_of_an_oversized_answer_is_never_quoted() -> None:
+    key = "sk_echoed_key_0123456789"
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        headers = {"x-request-id": request.headers["authorization"], "content-length": "99999999999"}
+        return httpx.Response(200, headers=headers, stream=httpx.ByteStream(b"{}"))
+
+    async with Client(
+        "http://127.0.0.1:9", key, max_retries=0, http_transport=httpx.MockTransport(answer)
+    ) as client:
+        with pytest.raises(InvalidResponseError, match="more than the") as caught:
+            await client.account.get()
+    assert key not in str(caught.value) and caught.value.request_id == "Bearer [redacted]"

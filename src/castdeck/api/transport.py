@@ -242,6 +242,17 @@ class Transport:
         )
         return RawResponse(response.status, headers, response.content, response.url)
 
+    def _scrub_error(self, error: InvalidResponseError) -> InvalidResponseError:
+        """The error with the key blanked out of its words and request id (read from headers an
+        answer echoed it into, before :meth:`_scrub_headers` could see them)."""
+        secret = self._api_key
+        if secret not in str(error):
+            return error
+        request_id = error.request_id.replace(secret, "[redacted]") if error.request_id else None
+        return InvalidResponseError(
+            error.message.replace(secret, "[redacted]"), status=error.status, request_id=request_id
+        )
+
     def _credentials_for(self, url: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if origin_of(url) == self.origin else {}
 
@@ -275,6 +286,8 @@ class Transport:
                 response = self._scrub_headers(
                     await self._send(method, self.url(path), clean_params, body, extra)
                 )
+            except InvalidResponseError as error:  # refused while reading (too large, a bad Location)
+                raise self._scrub_error(error) from None
             except APIConnectionError:
                 if retryable and attempt < self.policy.max_retries:
                     await asyncio.sleep(self.policy.delay(attempt))
