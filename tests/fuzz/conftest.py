@@ -53,6 +53,9 @@ settings.register_profile(
     phases=tuple(Phase),
 )
 
+SOAK_TIMEOUT = 3600
+"""Seconds a soak test may take (pytest-timeout's 300 fits the default profile)."""
+
 SLOW_CASES = (HealthCheck.too_slow,)
 """For tests whose single case is slow on purpose (a pane laid out, a loopback server answering)."""
 
@@ -97,6 +100,8 @@ def cases(count: int, *, suppress: tuple[HealthCheck, ...] = ()) -> Callable[[F]
 
             test.hypothesis.inner_test = counted  # type: ignore[attr-defined]
         chosen = settings(profile, max_examples=scaled, suppress_health_check=suppress)
+        if TALLY.profile == "soak":  # ten times the cases may take ten times the default timeout
+            test = pytest.mark.timeout(SOAK_TIMEOUT)(test)
         return chosen(test)
 
     return apply

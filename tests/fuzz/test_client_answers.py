@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import gzip
+import json
 import tempfile
 import zlib
 from collections.abc import Awaitable, Callable
@@ -283,9 +284,19 @@ class Service:
         return httpx.Response(200, headers={"content-type": "application/json"}, stream=last)
 
 
+def storable(model: Any) -> bool:
+    """Whether a model can be kept as the cache keeps it (JSON, then UTF-8 text)."""
+    try:
+        json.dumps(model.model_dump(mode="json"), ensure_ascii=False).encode()
+    except (ValueError, RecursionError):  # UnicodeEncodeError is a ValueError
+        return False
+    return isinstance(model, BaseModel)
+
+
 def what_is_wrong(call: Call, outcome: Any) -> str | None:
     """What breaks the rule in a call's outcome (None when nothing does): a typed error must not
-    quote the key and must read short; a result must be what the call promises."""
+    quote the key and must read short; a result must be what the call promises, and every model
+    in it storable."""
     if isinstance(outcome, CastdeckError):
         if KEY in str(outcome) or KEY in repr(outcome):
             return f"the error quotes the API key: {outcome!r:.300}"
@@ -294,19 +305,15 @@ def what_is_wrong(call: Call, outcome: Any) -> str | None:
         return None
     if isinstance(outcome, ApiResponse):
         waits = outcome.retry_after is None or 0 <= outcome.retry_after < float("inf")
-        return (
-            None
-            if waits and isinstance(outcome.data, BaseModel)
-            else f"a broken raw answer: {outcome!r:.300}"
-        )
+        return None if waits and storable(outcome.data) else f"a broken raw answer: {outcome!r:.300}"
     if call.listing:
-        readable = all(isinstance(item, BaseModel) for page in outcome for item in page.items)
+        readable = all(storable(item) for page in outcome for item in page.items)
         said = all(isinstance(reason, str) and reason for page in outcome for reason in page.skipped)
         return None if readable and said else f"pages of something else: {outcome!r:.300}"
     if outcome is None or isinstance(outcome, str):  # delete answers nothing; subtitles are text
         return None
     data = getattr(outcome, "data", outcome)  # an Accepted carries its model in data
-    return None if isinstance(data, BaseModel) else f"not a model: {outcome!r:.300}"
+    return None if storable(data) else f"not a storable model: {outcome!r:.300}"
 
 
 GROUPS = {

@@ -14,7 +14,7 @@ from castdeck.services.safe_html import MAX_TABLE_DEPTH
 from castdeck.ui.widgets import DISPLAY_LIMIT
 from tests.fuzz.hostile import nested_tables
 from tests.fuzz.world import Connected, json_reply
-from tests.gui.conftest import isolated_settings, memory_keyring, until  # noqa: F401 - fixtures
+from tests.gui.conftest import isolated_settings, memory_keyring, quiet, until  # noqa: F401 - fixtures
 from tests.gui.helpers import dark_palette
 
 HOSTILE_DESCRIPTION = (
@@ -57,5 +57,6 @@ async def test_hostile_podcasts_are_shown_safely(
         assert "alert" not in shown and "198.51.100.7" not in shown and "javascript" not in shown
         assert shown.count("<table") == MAX_TABLE_DEPTH
         shot(pane, f"fuzz-hostile-podcasts-{scheme}")
+        await quiet()  # the pane's reads of names and covers end before the loop stops
     finally:
         app.setPalette(light)

@@ -94,6 +94,7 @@ class InvalidResponseError(CastdeckError):
     """An answer arrived but breaks the interface (not JSON, truncated, too large, a redirect loop)."""
 
     def __init__(self, message: str, *, status: int | None = None, request_id: str | None = None) -> None:
+        self.message = message
         self.status = status
         self.request_id = request_id
         suffix = f" (HTTP {status}" + (f", request {request_id})" if request_id else ")") if status else ""

@@ -15,11 +15,12 @@ import uuid
 from collections.abc import AsyncIterable, AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 import httpx
 
 from . import wire_json
+from .addresses import redirect_target, web_address
 from .budget import RequestBudget
 from .errors import (
     APIConnectionError,
@@ -37,8 +38,6 @@ __all__ = [
     "Transport",
     "new_idempotency_key",
     "origin_of",
-    "redirect_target",
-    "web_address",
 ]
 
 MAX_BODY_BYTES = 32 * 1024 * 1024
@@ -243,6 +242,17 @@ class Transport:
         )
         return RawResponse(response.status, headers, response.content, response.url)
 
+    def _scrub_error(self, error: InvalidResponseError) -> InvalidResponseError:
+        """The error with the key blanked out of its words and request id (read from headers an
+        answer echoed it into, before :meth:`_scrub_headers` could see them)."""
+        secret = self._api_key
+        if secret not in str(error):
+            return error
+        request_id = error.request_id.replace(secret, "[redacted]") if error.request_id else None
+        return InvalidResponseError(
+            error.message.replace(secret, "[redacted]"), status=error.status, request_id=request_id
+        )
+
     def _credentials_for(self, url: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if origin_of(url) == self.origin else {}
 
@@ -276,6 +286,8 @@ class Transport:
                 response = self._scrub_headers(
                     await self._send(method, self.url(path), clean_params, body, extra)
                 )
+            except InvalidResponseError as error:  # refused while reading (too large, a bad Location)
+                raise self._scrub_error(error) from None
             except APIConnectionError:
                 if retryable and attempt < self.policy.max_retries:
                     await asyncio.sleep(self.policy.delay(attempt))
@@ -318,7 +330,7 @@ class Transport:
             )
             response = await _send_bounded(client, request)
             if response.status in (301, 302, 303, 307, 308) and "location" in response.headers:
-                target = redirect_target(request.url, response)
+                target = redirect_target(request.url, response.headers, response.status)
                 if target in seen:
                     raise InvalidResponseError("the service redirects in a loop", status=response.status)
                 seen.add(target)
@@ -355,42 +367,17 @@ class Transport:
                 and "location" in response.headers
                 and not isinstance(content, AsyncIterable)
             ):
-                url = redirect_target(request.url, response)
+                url = redirect_target(request.url, response.headers, response.status)
                 continue
             if (
                 response.status in (301, 302, 303)
                 and "location" in response.headers
                 and method in SAFE_METHODS
             ):
-                url = redirect_target(request.url, response)
+                url = redirect_target(request.url, response.headers, response.status)
                 continue
             return response
         raise InvalidResponseError(f"more than {MAX_REDIRECTS} redirects from a signed address")
-
-
-def web_address(url: str, what: str, status: int | None = None) -> str:
-    """``url`` when it is an http(s) address with a host, as the next request will parse it; else
-    an :class:`InvalidResponseError` naming ``what`` (``http://[::1``, a port beyond 65535, a
-    control character, ``file:`` or ``javascript:``)."""
-    try:
-        parsed = httpx.URL(url)
-        usable = parsed.scheme in ("http", "https") and bool(parsed.host)  # .host decodes IDNA
-    except (httpx.InvalidURL, ValueError):  # idna.IDNAError is a ValueError ("http://xn--/")
-        usable = False
-    if not usable:
-        raise InvalidResponseError(f"{what} is not a web address: {url[:200]!r}", status=status)
-    return url
-
-
-def redirect_target(base: httpx.URL, response: RawResponse | httpx.Response) -> str:
-    """Where a redirect points, resolved against the request's address (see :func:`web_address`)."""
-    status = response.status if isinstance(response, RawResponse) else response.status_code
-    location = response.headers["location"]
-    try:
-        target = urljoin(str(base), location)
-    except ValueError:  # urllib refuses "http://[::1"
-        target = location
-    return web_address(target, "the redirect's Location", status)
 
 
 def _param(value: Any) -> Any:

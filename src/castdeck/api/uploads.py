@@ -24,6 +24,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import httpx
 
+from .addresses import redirect_target, web_address
 from .errors import (
     APIConnectionError,
     APITimeoutError,
@@ -55,7 +56,7 @@ from .models.files import (
 )
 from .models.limits import MAX_UPLOAD_BYTES, MIN_UPLOAD_BYTES
 from .response import parse_data
-from .transport import MAX_REDIRECTS, redirect_target, web_address
+from .transport import MAX_REDIRECTS
 
 if TYPE_CHECKING:
     from .transport import Transport
@@ -581,7 +582,7 @@ async def download_to(
                 ) from exc
             try:
                 if response.status_code in (301, 302, 303, 307, 308) and "location" in response.headers:
-                    url = redirect_target(request.url, response)
+                    url = redirect_target(request.url, response.headers, response.status_code)
                     continue
                 if response.status_code >= 300:
                     content = b""

@@ -6,8 +6,9 @@ proxy in front of it) sends that Python's reader accepts but nothing after it ca
 - ``NaN``, ``Infinity`` and ``-Infinity`` are refused (RFC 8259 section 6 does not permit them),
   and so is a number that does not fit a double (``1e400``, an integer of 400 digits): code that
   formats, sorts or rounds a number must not meet one it cannot convert;
-- a lone UTF-16 surrogate written as an escape (``"\\ud800"``) becomes U+FFFD: such a string
-  cannot be encoded as UTF-8, so the cache, the log and Qt would each fail on it later;
+- a lone UTF-16 surrogate, written as an escape (``"\\ud800"``) or as raw bytes (``ED A0 80``,
+  which Python's reader accepts), becomes U+FFFD: such a string cannot be encoded as UTF-8, so
+  the cache, the log and Qt would each fail on it later;
 - arrays and objects nested deeper than :data:`MAX_DEPTH` are refused: no shape of the interface
   nests more than a few levels, and a value 255 deep can no longer be serialized by pydantic (the
   cache stores every model it reads), nor printed near Python's recursion limit.
@@ -49,7 +50,9 @@ def _int(text: str) -> int:
     return value
 
 
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
+"""A surrogate written as an escape, or as the bytes UTF-8 never holds (which ``json.loads``
+decodes anyway: it reads bytes with the ``surrogatepass`` handler)."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
