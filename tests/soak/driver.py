@@ -151,9 +151,9 @@ async def _run(c: Creator, settings: SoakSettings, report: SoakReport) -> None:
                     jobs = len(c.background.jobs.jobs())
                     report.rss_rounds.append((rss_mib(), len(QApplication.allWidgets()), jobs))
                 continue
+            c.step = step.__name__  # before the pause: the probe notes the new step when it resumes
             with probe.paused():  # counting the widgets makes a wrapper for each: the driver's own cost
                 widgets = len(QApplication.allWidgets())
-            c.step = step.__name__
             record = StepRecord(c.step, time.monotonic() - started)
             try:
                 record.outcome = await step(c)
