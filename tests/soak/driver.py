@@ -158,6 +158,7 @@ async def _run(c: Creator, settings: SoakSettings, report: SoakReport) -> None:
             try:
                 record.outcome = await step(c)
             except StepFailed as failure:
+                c.service.check()
                 record.failed, record.outcome = True, str(failure)
                 await _tidy(c)
             record.seconds = time.monotonic() - started - record.started
@@ -216,6 +217,7 @@ async def _drain(c: Creator, report: SoakReport) -> None:
     "Retry failed" button, as a creator would), every kept request answered, every file taken in."""
     c.step = "drain"
     started = time.monotonic()
+    c.service.check()
     c.service.online()
     await until(lambda: c.online, "online for the drain", timeout=DRAIN)
     queue = c.background.uploads
