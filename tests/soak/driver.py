@@ -151,13 +151,14 @@ async def _run(c: Creator, settings: SoakSettings, report: SoakReport) -> None:
                     jobs = len(c.background.jobs.jobs())
                     report.rss_rounds.append((rss_mib(), len(QApplication.allWidgets()), jobs))
                 continue
+            c.step = step.__name__  # before the pause: the probe notes the new step when it resumes
             with probe.paused():  # counting the widgets makes a wrapper for each: the driver's own cost
                 widgets = len(QApplication.allWidgets())
-            c.step = step.__name__
             record = StepRecord(c.step, time.monotonic() - started)
             try:
                 record.outcome = await step(c)
             except StepFailed as failure:
+                c.service.check()
                 record.failed, record.outcome = True, str(failure)
                 await _tidy(c)
             record.seconds = time.monotonic() - started - record.started
@@ -216,6 +217,7 @@ async def _drain(c: Creator, report: SoakReport) -> None:
     "Retry failed" button, as a creator would), every kept request answered, every file taken in."""
     c.step = "drain"
     started = time.monotonic()
+    c.service.check()
     c.service.online()
     await until(lambda: c.online, "online for the drain", timeout=DRAIN)
     queue = c.background.uploads

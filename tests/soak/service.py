@@ -39,6 +39,15 @@ class Service:
     def database(self) -> Path:
         return self.sandbox.data_dir / "sandbox.sqlite3"
 
+    def check(self) -> None:
+        """Raise when the sandbox process has ended (nothing the app does could bring it back)."""
+        code = self.sandbox.process.poll()
+        if code is not None:
+            raise RuntimeError(
+                f"the sandbox process ended with {code} during the run (a signal: killed from outside?); "
+                f"its log ends:\n{self.sandbox.log[-2000:]}"
+            )
+
     def offline(self) -> None:
         """The network goes away: both addresses refuse connections."""
         self.api.down()

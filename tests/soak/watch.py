@@ -156,6 +156,7 @@ class StallProbe(QObject):
         self.longest: list[tuple[float, str, str]] = []
         """The five longest stalls: (seconds, step, the loop thread's Python stack during it)."""
         self._step_then = "-"
+        self._paused = False
 
     def start(self) -> None:
         self.last = time.perf_counter()
@@ -172,10 +173,14 @@ class StallProbe(QObject):
     def paused(self) -> Iterator[None]:
         """The driver's own work (a full garbage collection before reading the memory) is no stall."""
         self.timer.stop()
+        self._paused = True
         try:
             yield
         finally:
             self.last = time.perf_counter()
+            self._stacks = []
+            self._step_then = self.step()
+            self._paused = False
             self.timer.start()
 
     def _watch(self) -> None:
@@ -185,7 +190,7 @@ class StallProbe(QObject):
         while self._watching.is_set():
             time.sleep(0.01)
             last = self.last
-            if time.perf_counter() - last > 0.06 and last != dumped_for:
+            if time.perf_counter() - last > 0.06 and last != dumped_for and not self._paused:
                 dumped_for = last
                 with tempfile.TemporaryFile("w+") as out:
                     faulthandler.dump_traceback(out, all_threads=True)
