@@ -90,6 +90,7 @@ async def connected(
     opened = await open_session(sandbox.base_url, cache)
     background = Background(opened, tmp_path / "background")
     background.start()
+    await background.picked_up()  # a short test would otherwise end inside the outbox's first round
     yield opened, background
     await settle()
     await background.close()

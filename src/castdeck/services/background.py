@@ -104,8 +104,14 @@ class Background(QObject):
 
     async def _resume(self) -> None:
         await self.jobs.resume()
-        if not self._closed:
-            self.outbox.flush()
+        if not self._closed and (flushing := self.outbox.flush()) is not None:
+            await asyncio.gather(flushing, return_exceptions=True)  # its faults are its own to report
+
+    async def picked_up(self) -> None:
+        """Until what :meth:`start` set going has ended: the jobs resumed and the outbox's first
+        round of resending."""
+        if self._resuming is not None:
+            await asyncio.gather(self._resuming, return_exceptions=True)
 
     async def close(self) -> None:
         """Stop everything running; what is unfinished stays stored for the next start."""

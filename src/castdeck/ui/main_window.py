@@ -403,6 +403,7 @@ class MainWindow(QMainWindow):
 
     def close_work(self) -> None:
         """End the work of every pane, dialog and the Jobs dock (the window is closing)."""
+        self.bind_background(None)  # the closing session's last changes start no timer here
         close_owned(self)
 
     def changeEvent(self, event: QEvent) -> None:

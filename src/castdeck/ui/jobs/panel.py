@@ -111,12 +111,15 @@ class JobsPanel(QWidget):
         outer.addWidget(self.scroll_area, 1)
 
         self._builder = QTimer(self)
+        self._builder.setObjectName("card_builder")
         self._builder.setInterval(0)
         self._builder.timeout.connect(self._build_some)
         self._ticker = QTimer(self)
+        self._ticker.setObjectName("elapsed_ticker")
         self._ticker.setInterval(1000)
         self._ticker.timeout.connect(self._tick)
         self._uploads_timer = QTimer(self)
+        self._uploads_timer.setObjectName("uploads_summary")
         self._uploads_timer.setSingleShot(True)
         self._uploads_timer.setInterval(400)
         self._uploads_timer.timeout.connect(self._show_uploads)
@@ -141,6 +144,8 @@ class JobsPanel(QWidget):
                     signal.disconnect(slot)
         for card in self.cards.values():
             card.deleteLater()
+        self._builder.stop()  # nothing of the old session's is left to build or to sum up
+        self._uploads_timer.stop()
         self.cards, self.views, self._jobs, self._entries, self._to_build = {}, {}, {}, {}, []
         self.background = background
         if background is not None:
