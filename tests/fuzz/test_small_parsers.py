@@ -393,3 +393,41 @@ def test_analytics_exports_read_back_as_text(analytics: Any, apps: dict[str, int
             ) as handle:
                 cells = [cell for row in csv.reader(handle) for cell in row]
             assert not [cell for cell in cells if cell.startswith(FORMULA_STARTS)]
+
+
+def _depth(value: Any) -> int:
+    """The nesting of a parsed value, walked (what ``wire_json`` measures on the bytes)."""
+    if isinstance(value, dict):
+        return 1 + max((_depth(child) for child in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth(child) for child in value), default=0)
+    return 0
+
+
+_BRACKETY_TEXT = st.text(alphabet='[]{}"\\ab\u00e9\U0001f3a7', max_size=12)
+_NESTED = st.recursive(
+    st.none() | st.integers() | _BRACKETY_TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_BRACKETY_TEXT, inner, max_size=3),
+    max_leaves=90,
+)
+
+
+@cases(400)
+@given(value=_NESTED, deep=st.integers(0, 80), ascii_only=st.booleans())
+@example(value={"a": "[[[[{{{{" * 20}, deep=0, ascii_only=True)
+def test_json_nesting_is_measured_on_the_bytes_as_deep_as_the_value_nests(
+    value: Any, deep: int, ascii_only: bool
+) -> None:
+    """Brackets inside strings (escaped quotes too) do not count; every array and object does."""
+    import json
+
+    for _ in range(deep):
+        value = [value]
+    raw = json.dumps(value, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
+    expected = _depth(value)
+    assert wire_json._nesting(raw) == min(expected, wire_json.MAX_DEPTH + 1)
+    if expected > wire_json.MAX_DEPTH:
+        with pytest.raises(wire_json.NotJson, match="nests deeper"):
+            wire_json.loads(raw)
+    else:
+        assert wire_json.loads(raw) == json.loads(raw)
