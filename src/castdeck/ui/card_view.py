@@ -290,6 +290,19 @@ class CardView(QListView):
 
     # --- for the pane and tests ----------------------------------------------------------------------------
 
+    def shown_rows(self) -> range:
+        """The model rows whose cards are (at least partly) in the viewport: the grid is row by row,
+        ``columns`` cards a row, one cell high each."""
+        model, cell = self.model(), self.gridSize()
+        if model is None or cell.height() <= 0 or self._columns <= 0:
+            return range(0)
+        first_line = max(0, self.verticalOffset() // cell.height())
+        lines = self.viewport().height() // cell.height() + 2
+        return range(
+            min(first_line * self._columns, model.rowCount()),
+            min((first_line + lines) * self._columns, model.rowCount()),
+        )
+
     def picture_rect(self, index: QModelIndex) -> QRect:
         """Where the picture of the card at ``index`` is drawn, in viewport coordinates."""
         return self.delegate.picture_rect(self.visualRect(index))

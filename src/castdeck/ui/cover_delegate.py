@@ -28,8 +28,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .resource_model import ITEM_ROLE
-
 __all__ = [
     "PLACEHOLDER_COLORS",
     "CoverDelegate",
@@ -38,6 +36,7 @@ __all__ = [
     "initials",
     "placeholder_color",
     "placeholder_pixmap",
+    "small_tile",
 ]
 
 AnyIndex = QModelIndex | QPersistentModelIndex
@@ -168,9 +167,42 @@ def item_id_of(item: Any) -> str:
     return str(getattr(item, "id", "") or "")
 
 
+_small: OrderedDict[tuple[int, int, float], QPixmap] = OrderedDict()
+
+
+def small_tile(
+    picture: QPixmap | None, item_id: object, title: str, side: int, ratio: float = 1.0
+) -> QPixmap:
+    """``picture`` as :func:`draw_picture` draws it into a ``side`` square (cropped, rounded), or the
+    item's placeholder tile; made once per picture and size and kept (a few screens' worth)."""
+    if picture is None or picture.isNull():
+        return placeholder_pixmap(initials(title), placeholder_color(item_id), side, ratio)
+    key = (picture.cacheKey(), side, ratio)
+    found = _small.get(key)
+    if found is not None:
+        _small.move_to_end(key)
+        return found
+    pixels = max(1, round(side * ratio))
+    tile = QPixmap(pixels, pixels)
+    tile.setDevicePixelRatio(ratio)
+    tile.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(tile)
+    draw_picture(painter, QRect(0, 0, side, side), picture, item_id, title, ratio)
+    painter.end()
+    _small[key] = tile
+    if len(_small) > _CACHE_LIMIT:
+        _small.popitem(last=False)
+    return tile
+
+
 class CoverDelegate(QStyledItemDelegate):
-    """A table's first column: the item's picture (about 36 px, rounded) before the text. The text,
-    the selection and the focus are drawn by the style as for any cell."""
+    """A table's first column: the item's picture (about 36 px, rounded) before the text.
+
+    The picture comes from the model (``ResourceTableModel.decorate``, the decoration role) and
+    Qt's own delegate draws it with the text, the selection and the focus: this class overrides
+    nothing that runs while a row is painted (a Python ``paint`` cost a third of each repaint of
+    the list, ``benchmarks/episodes_scale.py``). It gives the row its height and says where the
+    picture is (tests, drops)."""
 
     SIDE = 36
     MARGIN = 3
@@ -180,26 +212,11 @@ class CoverDelegate(QStyledItemDelegate):
         self.source = source
         self.size = QSize(self.SIDE, self.SIDE)
 
-    def initStyleOption(self, option: QStyleOptionViewItem, index: AnyIndex) -> None:
-        super().initStyleOption(option, index)
-        option.features |= QStyleOptionViewItem.ViewItemFeature.HasDecoration
-        option.decorationSize = self.size
-        option.decorationPosition = QStyleOptionViewItem.Position.Left
-        option.decorationAlignment = Qt.AlignmentFlag.AlignCenter
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: AnyIndex) -> None:
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        widget = opt.widget
-        style = widget.style() if widget is not None else QApplication.style()
-        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
-        item = index.data(ITEM_ROLE)
-        if item is None:
-            return
-        rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemDecoration, opt, widget)
-        ratio = painter.device().devicePixelRatioF() if painter.device() is not None else 1.0
-        picture = self.source.picture(item, self.size)
-        draw_picture(painter, rect, picture, item_id_of(item), self.source.card_title(item), ratio)
+    def decoration(self, item: Any) -> QPixmap:
+        """What the model answers for the first column's decoration role."""
+        return small_tile(
+            self.source.picture(item, self.size), item_id_of(item), self.source.card_title(item), self.SIDE
+        )
 
     def picture_rect(self, view: QAbstractItemView, index: QModelIndex) -> QRect:
         """Where the picture of ``index`` is drawn in ``view``'s viewport."""

@@ -232,9 +232,10 @@ class ResourcePane(QWidget):
     def card_subtitle(self, item: Any) -> str:
         return ""
 
-    def pictures_changed(self) -> None:
-        """Pictures arrived: repaint what the views show (nothing more)."""
-        self.views.repaint_pictures()
+    def pictures_changed(self, shows: Callable[[Any], bool] | None = None) -> None:
+        """Pictures arrived: repaint the items in view whose picture changed (``shows(item)``
+        holds; every item in view when None), nothing more."""
+        self.views.repaint_pictures(shows)
 
     # --- table and cards -----------------------------------------------------------------------------------
 

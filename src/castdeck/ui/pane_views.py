@@ -10,7 +10,8 @@ not offline without a cached copy (the offline banner speaks).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
 from .card_view import CardView
 from .cover_delegate import CoverDelegate
 from .empty_state import EmptyState, _icons, empty_text, filtered_empty, nothing_matches
+from .resource_model import ITEM_ROLE
 
 if TYPE_CHECKING:
     from .pane import ResourcePane
@@ -82,9 +84,12 @@ class PaneViews(QObject):
         self._loaded = False
         self._failed = False
         if pictures:
-            table.setItemDelegateForColumn(0, CoverDelegate(pane, table))
+            covers = CoverDelegate(pane, table)
+            table.setItemDelegateForColumn(0, covers)
+            table.setIconSize(covers.size)
             table.verticalHeader().setDefaultSectionSize(PICTURE_ROW_HEIGHT)
             pane.model.describe = pane.picture_text
+            pane.model.decorate = covers.decoration
 
         self.switch: QWidget | None = None
         self.table_button: QToolButton | None = None
@@ -214,10 +219,33 @@ class PaneViews(QObject):
         """Bring ``index`` (of the proxy) into the shown view."""
         self.view.scrollTo(index.siblingAtColumn(0) if self.mode == "cards" else index)
 
-    def repaint_pictures(self) -> None:
-        self.table.viewport().update()
+    def repaint_pictures(self, shows: Callable[[Any], bool] | None = None) -> None:
+        """Repaint the pictures of the items in view for which ``shows(item)`` holds (every item
+        in view when None). Only their cells are painted again: a picture arriving while the
+        list scrolls repaints one cell, not the whole list."""
+        views: list[QAbstractItemView] = [self.table]
         if self.cards_view is not None:
-            self.cards_view.viewport().update()
+            views.append(self.cards_view)
+        for view in views:
+            if shows is None:
+                view.viewport().update()
+            elif view.isVisible():
+                self._repaint_shown(view, shows)
+
+    def _repaint_shown(self, view: QAbstractItemView, shows: Callable[[Any], bool]) -> None:
+        proxy = self.pane.proxy
+        if isinstance(view, CardView):
+            rows = view.shown_rows()
+        else:
+            first = self.table.rowAt(0)
+            last = self.table.rowAt(self.table.viewport().height() - 1)
+            rows = range(0) if first < 0 else range(first, (proxy.rowCount() - 1 if last < 0 else last) + 1)
+        viewport = view.viewport()
+        for row in rows:
+            index = proxy.index(row, 0)
+            item = index.data(ITEM_ROLE)
+            if item is not None and shows(item):
+                viewport.update(view.visualRect(index))
 
     def _holds_focus(self, widget: QWidget) -> bool:
         focus = QApplication.focusWidget()

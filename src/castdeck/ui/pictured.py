@@ -50,9 +50,5 @@ class PicturedPane(ResourcePane):
         title = self.card_title(item)
         self.cover.show_picture(self.picture_url(item), title, str(item.id), what=self.picture_what)
 
-    def _picture_arrived(self, _url: str) -> None:
-        repaint = getattr(self, "pictures_changed", None)
-        if callable(repaint):
-            repaint()
-        else:
-            self.table.viewport().update()
+    def _picture_arrived(self, url: str) -> None:
+        self.pictures_changed(lambda item: self.picture_url(item) == url)

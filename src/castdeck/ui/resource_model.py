@@ -9,6 +9,7 @@ event loop. Ten thousand rows cost what the rows on screen cost to paint.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -48,6 +49,7 @@ _ROLES = frozenset(
     int(role)
     for role in (
         Qt.ItemDataRole.DisplayRole,
+        Qt.ItemDataRole.DecorationRole,
         SORT_ROLE,
         ITEM_ROLE,
         Qt.ItemDataRole.ToolTipRole,
@@ -63,6 +65,11 @@ def format_time(value: str | None) -> str:
     """An ISO 8601 timestamp from the service in the user's local time, or the text as sent."""
     if not value:
         return ""
+    return _format_time(value)
+
+
+@functools.lru_cache(maxsize=16384)  # asked on every paint of every row's date cells
+def _format_time(value: str) -> str:
     try:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
@@ -103,6 +110,9 @@ class ResourceTableModel(QAbstractTableModel):
         self.cached_at: float | None = None
         self.describe: Callable[[Any], str] | None = None
         """The text alternative of a row's picture (its accessible description, first column)."""
+        self.decorate: Callable[[Any], Any] | None = None
+        """A row's picture before the first column's text (a ``QPixmap``; drawn by Qt's own delegate,
+        so painting a row calls into Python only for its data)."""
 
     # --- Qt model interface --------------------------------------------------------------------------------
 
@@ -130,6 +140,8 @@ class ResourceTableModel(QAbstractTableModel):
             return None if tip is None else display_text(tip)
         if role == Qt.ItemDataRole.TextAlignmentRole and column.align_right:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.DecorationRole:
+            return self.decorate(item) if self.decorate is not None and index.column() == 0 else None
         if role == DESCRIPTION_ROLE and self.describe is not None and index.column() == 0:
             return self.describe(item)
         return None

@@ -164,12 +164,8 @@ class MediaPane(ResourcePane):
             )
         return " · ".join(part for part in parts if part)
 
-    def _still_arrived(self, _media_id: str) -> None:
-        changed = getattr(self, "pictures_changed", None)
-        if callable(changed):
-            changed()
-        else:
-            self.table.viewport().update()
+    def _still_arrived(self, media_id: str) -> None:
+        self.pictures_changed(lambda item: str(item.id) == media_id)
 
     # --- list ----------------------------------------------------------------------------------------------
 
