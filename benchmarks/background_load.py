@@ -40,6 +40,7 @@ from tests.conftest import DEMO_KEY, start_sandbox  # noqa: E402
 from castdeck.api import Client  # noqa: E402
 from castdeck.app import settle_startup_objects  # noqa: E402
 from castdeck.services.background import Background  # noqa: E402
+from castdeck.services.collector import QuietCollector  # noqa: E402
 from castdeck.services.event_loop import new_event_loop  # noqa: E402
 from castdeck.services.profiles import Profile  # noqa: E402
 from castdeck.services.session import Session  # noqa: E402
@@ -167,6 +168,8 @@ async def run(base_url: str, args: argparse.Namespace, work: Path) -> None:
     background.start()
     await asyncio.sleep(2)
     settle_startup_objects()
+    collector = QuietCollector()  # as the app does once its first screen is up
+    collector.start()
 
     idle = await measure(args.idle_seconds)
 

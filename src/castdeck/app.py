@@ -30,6 +30,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from castdeck.api import CastdeckError, Client
 from castdeck.services.background import Background
+from castdeck.services.collector import QuietCollector
 from castdeck.services.event_loop import new_event_loop
 from castdeck.services.profiles import KeyStore, Profile, ProfileStore, environment_profile
 from castdeck.services.sandbox_process import SANDBOX_KEY, SandboxError, SandboxProcess
@@ -102,6 +103,7 @@ class CastdeckApp:
         self.window: MainWindow | None = None
         self.finished = asyncio.Event()
         self._signal_timer: QTimer | None = None
+        self.collector = QuietCollector()
 
     # --- start ---------------------------------------------------------------------------------------------
 
@@ -111,10 +113,14 @@ class CastdeckApp:
         if code is not None:
             return code
         # Once the first screen is up and its first requests answered (not before the first paint).
-        QTimer.singleShot(1500, settle_startup_objects)
+        QTimer.singleShot(1500, self._settled)
         await self.finished.wait()
         await self.shutdown()
         return 0
+
+    def _settled(self) -> None:
+        settle_startup_objects()
+        self.collector.start()  # full collections at quiet moments from here on
 
     async def start(self) -> int | None:
         """:meth:`open`, saying what stopped it: None once the window is open, else the exit code
@@ -334,6 +340,7 @@ class CastdeckApp:
         self.session.reconnected.emit()
 
     async def shutdown(self) -> None:
+        self.collector.stop()
         if self._signal_timer is not None:
             self._signal_timer.stop()
         if self.window is not None:

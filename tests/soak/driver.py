@@ -138,6 +138,7 @@ async def _run(c: Creator, settings: SoakSettings, report: SoakReport) -> None:
             await c.loaded(await c.show_pane(c.window.sidebar.item(row).text()))
         with probe.paused():
             settle_startup_objects()  # as CastdeckApp.run() does once the first screen is up
+            c.app.collector.start()
             report.rss_warm = rss_mib()
             report.widgets_warm = len(QApplication.allWidgets())
         snapshot = tracemalloc.take_snapshot() if settings.trace_memory else None

@@ -88,7 +88,11 @@ class Artwork:
         """The session's pictures, kept beside its cache file (``media/pictures``)."""
         found = cls._of.get(session)
         if found is None:
-            base = session.cache.path.parent if session.cache.path is not None else Path(tempfile.gettempdir()) / "castdeck"
+            base = (
+                session.cache.path.parent
+                if session.cache.path is not None
+                else Path(tempfile.gettempdir()) / "castdeck"
+            )
             found = cls._of[session] = cls(session, base / "media" / "pictures")
         return found
 
