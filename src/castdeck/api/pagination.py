@@ -3,6 +3,7 @@ Link header, a body ``pagination.next_cursor``."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 from collections.abc import AsyncIterator, Callable
@@ -22,6 +23,10 @@ if TYPE_CHECKING:
 __all__ = ["AsyncPaginator", "Page", "parse_link_header"]
 
 T = TypeVar("T", bound=BaseModel)
+
+READ_BETWEEN_TURNS = 25
+"""Items of a page read in one turn of the event loop: a page of a hundred episodes read at once
+held a UI thread for several milliseconds."""
 
 # A parameter value may be a quoted string holding commas and semicolons (``title="a, b; c"``).
 _LINK = re.compile(r'<([^>]*)>((?:\s*;\s*[^\s;,=]+\s*(?:=\s*(?:"(?:[^"\\]|\\.)*"|[^;,]*))?)*)')
@@ -111,7 +116,7 @@ class AsyncPaginator(Generic[T]):
         seen: set[str] = set()
         for _ in range(self._max_pages):
             response = await self._transport.request("GET", url, params=params)
-            page = self._page(response, skip_invalid)
+            page = await self._page(response, skip_invalid)
             yield page
             if page.next_url is not None:
                 url, params = self._next_address(page.next_url), None
@@ -136,7 +141,7 @@ class AsyncPaginator(Generic[T]):
             raise InvalidResponseError(f"the next page link points to another origin: {target[:200]}")
         return target
 
-    def _page(self, response: RawResponse, skip_invalid: bool = False) -> Page[T]:
+    async def _page(self, response: RawResponse, skip_invalid: bool = False) -> Page[T]:
         body = response.json()
         if not isinstance(body, dict) or not isinstance(body.get("data"), list):
             raise InvalidResponseError(
@@ -146,6 +151,8 @@ class AsyncPaginator(Generic[T]):
         items: list[T] = []
         skipped: list[str] = []
         for number, raw in enumerate(body["data"], 1):
+            if number % READ_BETWEEN_TURNS == 0:
+                await asyncio.sleep(0)  # the loop's other work goes on between parts of a long page
             try:
                 if isinstance(self._model, type):
                     items.append(cast("type[T]", self._model).model_validate(raw))

@@ -19,7 +19,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from castdeck.api import APIConnectionError, CastdeckError, Client, InvalidResponseError, is_transient
-from castdeck.api.pagination import AsyncPaginator, Page
+from castdeck.api.pagination import READ_BETWEEN_TURNS, AsyncPaginator, Page
 from castdeck.api.retry import backoff_delay
 
 from .session import Session
@@ -93,7 +93,11 @@ class ListFeed(Generic[M]):
             except BaseException:
                 await self._drop_pages()
                 raise
-        records = [item.model_dump(mode="json") for item in page.items]
+        records = []
+        for number, item in enumerate(page.items, 1):
+            records.append(item.model_dump(mode="json"))
+            if number % READ_BETWEEN_TURNS == 0:
+                await asyncio.sleep(0)  # as the page was read: the UI's work goes on between parts
         last = not page.has_more
         await self.session.cache_page(self.list_key, self.kind, records, offset=self._offset, last=last)
         self._offset += len(page.items)
