@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import QItemSelection, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QPixmap
@@ -47,12 +47,14 @@ from castdeck.services.listing import ListFeed
 from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
 
-from .card_view import CardView
 from .details_panel import DetailsPanel, link_label
 from .empty_state import EmptyState
 from .pane_views import CARD_KINDS, PICTURE_KINDS, PaneViews
 from .resource_model import Column, ResourceFilterProxy, ResourceTableModel
 from .widgets import Banner, alive, heading_label
+
+if TYPE_CHECKING:
+    from .card_view import CardView
 
 __all__ = ["DetailsPanel", "ResourcePane", "link_label"]
 

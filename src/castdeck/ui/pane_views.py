@@ -26,12 +26,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .card_view import CardView
 from .cover_delegate import CoverDelegate
 from .empty_state import EmptyState, _icons, empty_text, filtered_empty, nothing_matches
 from .resource_model import ITEM_ROLE
 
 if TYPE_CHECKING:
+    from .card_view import CardView
     from .pane import ResourcePane
 
 __all__ = ["CARD_KINDS", "PICTURE_KINDS", "TOGGLE_SHORTCUT", "PaneViews", "view_setting"]
@@ -197,6 +197,8 @@ class PaneViews(QObject):
     def cards(self) -> CardView:
         """The card view, built on first use on the same proxy and selection model as the table."""
         if self.cards_view is None:
+            from .card_view import CardView  # on first use: start-up does not pay for it (~10 ms)
+
             view = CardView(self.pane, self.stack)
             view.setAccessibleName(f"{self.pane.title} cards")
             view.setModel(self.pane.proxy)
@@ -234,8 +236,8 @@ class PaneViews(QObject):
 
     def _repaint_shown(self, view: QAbstractItemView, shows: Callable[[Any], bool]) -> None:
         proxy = self.pane.proxy
-        if isinstance(view, CardView):
-            rows = view.shown_rows()
+        if view is self.cards_view:
+            rows = self.cards_view.shown_rows()
         else:
             first = self.table.rowAt(0)
             last = self.table.rowAt(self.table.viewport().height() - 1)
