@@ -167,3 +167,52 @@ async def test_the_window_comes_back_as_it_was_left(
     assert second.jobs_dock.isVisible()
     assert second.current_pane() is second.pane("Voices")
     await quiet()
+
+
+@pytest.mark.asyncio
+async def test_every_pane_in_each_of_its_views_light_and_dark(
+    qtbot: QtBot, session: Session, background: Background, shot
+) -> None:
+    """The gallery looked at side by side with the panes as they were (artifacts/look-*.png): each
+    pane in the table and, where it has them, the cards, in a light and a dark palette. Each view
+    lists the pane's items on the palette's own background."""
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    light = app.palette()
+    window = await open_window(qtbot, session, background)
+    try:
+        for scheme, palette, shades in (
+            ("light", light, range(171, 256)),
+            ("dark", dark_palette(), range(80)),
+        ):
+            app.setPalette(palette)
+            for spec in pane_specs():
+                pane = window.show_pane(spec.title)
+                if not isinstance(pane, ResourcePane):
+                    await quiet()
+                    shot(window, f"look-{spec.title.lower()}-{scheme}")
+                    continue
+                await until(lambda p=pane: p.model.rowCount() > 0 and not p.model.loading, timeout=30)
+                modes = ("table", "cards") if pane.views.offers_cards else ("table",)
+                for mode in modes:
+                    pane.views.set_view(mode, remember=False)
+                    view = pane.views.view
+                    assert view.isVisible() and view.model() is pane.proxy, (spec.title, mode)
+                    view.viewport().repaint()  # pictures are asked for as they are painted
+                    await quiet()
+                    image = window.grab().toImage()
+                    corner = view.viewport().mapTo(window, view.viewport().rect().bottomRight()) - QPoint(
+                        3, 3
+                    )
+                    shade = image.pixelColor(corner).lightness()
+                    assert shade in shades, (spec.title, mode, scheme, shade)
+                    if pane.views.offers_cards:  # the switch's other half turns with the palette too
+                        other = pane.views.cards_button if mode == "table" else pane.views.table_button
+                        assert other is not None
+                        inside = other.mapTo(window, QPoint(3, other.height() // 2))
+                        assert image.pixelColor(inside).lightness() in shades, (spec.title, mode, scheme)
+                    shot(window, f"look-{spec.title.lower()}-{mode}-{scheme}")
+                pane.views.set_view("table", remember=False)
+    finally:
+        app.setPalette(light)
+    await quiet()

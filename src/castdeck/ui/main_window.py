@@ -411,9 +411,12 @@ class MainWindow(QMainWindow):
             # The icons draw in the palette's colours at paint time: forget the old colours' pixmaps.
             icons.palette_changed()
             # A widget with a style sheet keeps the palette it had when the sheet was set (Qt does
-            # not polish it again): set the sheets again so the sidebar and the guide turn too.
-            for styled in (self.sidebar, self.first_steps):
-                styled.setStyleSheet(styled.styleSheet())
+            # not polish it again): set the sheets again so the sidebar, the guide and the panes'
+            # view switches turn too.
+            for styled in (self, *self.findChildren(QWidget)):
+                sheet = styled.styleSheet()
+                if sheet:
+                    styled.setStyleSheet(sheet)
         super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
