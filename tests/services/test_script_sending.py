@@ -208,6 +208,40 @@ async def test_a_queued_draft_is_settled_after_a_restart(
         await session.close()
 
 
+@pytest.mark.asyncio
+async def test_an_answer_arriving_while_the_app_closes_is_settled_at_the_next_start(
+    sandbox: RunningSandbox, on_line: OnLine, cache, tmp_path: Path
+) -> None:
+    """The soak's quit found a request answered after the drafts had closed: settling its draft
+    asked the closed drafts thread for a write ("cannot schedule new futures after shutdown")."""
+    background, line = on_line.background, on_line.line
+    show, hosts = await podcast(on_line), await hosts_of(on_line)
+    draft = await background.drafts.create(SCRIPT)
+    line.down()
+    queued = await background.scripts.send(draft.id, "import", podcast_id=show.id, render=False, hosts=hosts)
+    entry_id = queued.outbox_entry or ""
+    await until(lambda: (e := background.outbox.get(entry_id)) and e.attempts == 1 and e.unsent)
+    await background.scripts.close()  # the app is closing: the drafts close next
+    await background.drafts.close()
+    line.up()
+    flushing = background.outbox.flush()  # the request is answered while the rest still closes
+    assert flushing is not None
+    await flushing
+    assert background.outbox.get(entry_id).state == "sent"  # type: ignore[union-attr]
+    await background.close()
+    session = await session_through(sandbox.base_url, cache, line)
+    again = Background(session, tmp_path / "background", drafts_dir=tmp_path / "drafts")
+    try:
+        again.start()  # the queued draft hears how its request ended
+        done = await settled(again, draft.id, "imported")
+        assert done.episode_id == (await episodes_of(on_line, show.id))[0]
+        assert [s.status for s in line.to("POST", "/v1/episodes/import")] == [None, 202]
+        await quiet()
+    finally:
+        await again.close()
+        await session.close()
+
+
 def test_a_script_request_is_named_on_its_card_by_its_first_chapter() -> None:
     from castdeck.services.outbox import title_of
     from castdeck.store.outbox import OutboxStore

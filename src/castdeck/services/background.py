@@ -122,6 +122,7 @@ class Background(QObject):
         if resuming is not None and not resuming.done():
             resuming.cancel()
             await asyncio.gather(resuming, return_exceptions=True)
+        await self.scripts.close()  # no draft changes start once the drafts close
         await self.drafts.close()  # what was typed is saved first
         await self.uploads.close()
         await self.outbox.close()

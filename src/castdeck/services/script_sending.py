@@ -16,6 +16,7 @@ is ``new`` (or not given) a new key is used.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -80,7 +81,21 @@ class ScriptSender(QObject):
         self.session = session
         self._entries: dict[str, str] = {}  # outbox entry id -> draft id
         self._locks: dict[str, asyncio.Lock] = {}  # one change of a draft's state at a time
+        self._settling: set[asyncio.Task[None]] = set()
+        self._closed = False
         outbox.entryChanged.connect(self._entry_changed)
+
+    async def close(self) -> None:
+        """Stop hearing the outbox and let the drafts' changes under way end (before the drafts
+        close). A request answered after this leaves its draft queued; the next start's
+        :meth:`reconcile` settles it."""
+        if self._closed:
+            return
+        self._closed = True
+        with contextlib.suppress(RuntimeError, TypeError):
+            self.outbox.entryChanged.disconnect(self._entry_changed)
+        if self._settling:
+            await asyncio.gather(*self._settling, return_exceptions=True)
 
     # --- sending ---------------------------------------------------------------------------------------------
 
@@ -161,11 +176,18 @@ class ScriptSender(QObject):
             self._entries[entry_id] = draft_id
             entry = self.outbox.get(entry_id)
             if entry is not None and entry.done:
-                tasks.start(self._settle(draft_id, entry), name="settle script request")
+                self._start_settling(draft_id, entry)
 
     def _entry_changed(self, entry: OutboxEntry) -> None:
         if entry.id in self._entries and entry.done:
-            tasks.start(self._settle(self._entries[entry.id], entry), name="settle script request")
+            self._start_settling(self._entries[entry.id], entry)
+
+    def _start_settling(self, draft_id: str, entry: OutboxEntry) -> None:
+        if self._closed:
+            return
+        task = tasks.start(self._settle(draft_id, entry), name="settle script request")
+        self._settling.add(task)
+        task.add_done_callback(self._settling.discard)
 
     async def _settle(self, draft_id: str, entry: OutboxEntry) -> None:
         async with self._lock(draft_id):
