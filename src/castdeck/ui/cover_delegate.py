@@ -15,6 +15,7 @@ import functools
 import re
 import zlib
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QSize, Qt
@@ -103,36 +104,47 @@ def _radius(side: int) -> float:
     return max(3.0, side * 0.08)
 
 
-def placeholder_pixmap(letters: str, color: QColor, side: int, ratio: float) -> QPixmap:
-    """A rounded tile of ``color`` with ``letters`` in large type, ``side`` logical pixels square."""
-    key = (letters, color.rgba(), side, ratio)
-    cached = _tiles.get(key)
-    if cached is not None:
-        _tiles.move_to_end(key)
-        return cached
+def _kept(
+    cache: OrderedDict[Any, QPixmap], key: Any, side: int, ratio: float, draw: Callable[[QPainter], None]
+) -> QPixmap:
+    """The square pixmap kept in ``cache`` under ``key``, or a transparent one ``side`` logical
+    pixels square that ``draw`` paints, then kept (the ``_CACHE_LIMIT`` most recently used)."""
+    found = cache.get(key)
+    if found is not None:
+        cache.move_to_end(key)
+        return found
     pixels = max(1, round(side * ratio))
     pixmap = QPixmap(pixels, pixels)
     pixmap.setDevicePixelRatio(ratio)
     pixmap.fill(Qt.GlobalColor.transparent)
     painter = QPainter(pixmap)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-    painter.setPen(Qt.PenStyle.NoPen)
-    painter.setBrush(color)
-    radius = _radius(side)
-    painter.drawRoundedRect(QRectF(0, 0, side, side), radius, radius)
-    font = QFont(QApplication.font())
-    scale = 0.34 if side < 64 else 0.28  # small tiles need the letters relatively larger
-    font.setPixelSize(max(6, round(side * (scale * 1.2 if len(letters) < 2 else scale))))
-    font.setWeight(QFont.Weight.DemiBold)
-    painter.setFont(font)
-    painter.setPen(PLACEHOLDER_TEXT)
-    painter.drawText(QRectF(0, 0, side, side), Qt.AlignmentFlag.AlignCenter, letters)
+    draw(painter)
     painter.end()
-    _tiles[key] = pixmap
-    if len(_tiles) > _CACHE_LIMIT:
-        _tiles.popitem(last=False)
+    cache[key] = pixmap
+    if len(cache) > _CACHE_LIMIT:
+        cache.popitem(last=False)
     return pixmap
+
+
+def placeholder_pixmap(letters: str, color: QColor, side: int, ratio: float) -> QPixmap:
+    """A rounded tile of ``color`` with ``letters`` in large type, ``side`` logical pixels square."""
+
+    def draw(painter: QPainter) -> None:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(color)
+        radius = _radius(side)
+        painter.drawRoundedRect(QRectF(0, 0, side, side), radius, radius)
+        font = QFont(QApplication.font())
+        scale = 0.34 if side < 64 else 0.28  # small tiles need the letters relatively larger
+        font.setPixelSize(max(6, round(side * (scale * 1.2 if len(letters) < 2 else scale))))
+        font.setWeight(QFont.Weight.DemiBold)
+        painter.setFont(font)
+        painter.setPen(PLACEHOLDER_TEXT)
+        painter.drawText(QRectF(0, 0, side, side), Qt.AlignmentFlag.AlignCenter, letters)
+
+    return _kept(_tiles, (letters, color.rgba(), side, ratio), side, ratio, draw)
 
 
 def draw_picture(
@@ -177,22 +189,13 @@ def small_tile(
     item's placeholder tile; made once per picture and size and kept (a few screens' worth)."""
     if picture is None or picture.isNull():
         return placeholder_pixmap(initials(title), placeholder_color(item_id), side, ratio)
-    key = (picture.cacheKey(), side, ratio)
-    found = _small.get(key)
-    if found is not None:
-        _small.move_to_end(key)
-        return found
-    pixels = max(1, round(side * ratio))
-    tile = QPixmap(pixels, pixels)
-    tile.setDevicePixelRatio(ratio)
-    tile.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(tile)
-    draw_picture(painter, QRect(0, 0, side, side), picture, item_id, title, ratio)
-    painter.end()
-    _small[key] = tile
-    if len(_small) > _CACHE_LIMIT:
-        _small.popitem(last=False)
-    return tile
+    return _kept(
+        _small,
+        (picture.cacheKey(), side, ratio),
+        side,
+        ratio,
+        lambda painter: draw_picture(painter, QRect(0, 0, side, side), picture, item_id, title, ratio),
+    )
 
 
 class CoverDelegate(QStyledItemDelegate):
