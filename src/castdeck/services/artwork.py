@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 import os
 import tempfile
@@ -25,6 +24,7 @@ from urllib.parse import urlsplit
 
 from castdeck.api import APIConnectionError, ApiError, CastdeckError
 from castdeck.api.uploads import download_to
+from castdeck.store.picture_files import picture_key, pictures_dir
 
 from .session import Session
 
@@ -43,12 +43,6 @@ SIGNATURES = {
 
 class PictureUnavailable(CastdeckError):
     """A picture that cannot be shown: not a web address, not a picture, or not fetched (offline)."""
-
-
-def picture_key(url: str) -> str:
-    """The file name a picture is kept under: a hash of its address without the query."""
-    parts = urlsplit(url)
-    return hashlib.sha256(f"{parts.scheme}://{parts.netloc}{parts.path}".encode()).hexdigest()[:40]
 
 
 def sniff_picture(head: bytes) -> str | None:
@@ -93,7 +87,7 @@ class Artwork:
                 if session.cache.path is not None
                 else Path(tempfile.gettempdir()) / "castdeck"
             )
-            found = cls._of[session] = cls(session, base / "media" / "pictures")
+            found = cls._of[session] = cls(session, pictures_dir(base))
         return found
 
     def _path(self, url: str) -> Path:

@@ -1,5 +1,5 @@
-"""Pictures of list items (cover art, thumbnails): the placeholder tile, the drawing of a picture
-into a rounded square, and the delegate that puts a small picture before the text of a table's
+"""Pictures of list items (cover art, thumbnails): the placeholder tile, the decoding of a picture
+at about the size it is shown, its drawing into a rounded square, and the delegate that puts a small picture before the text of a table's
 first column.
 
 A pane supplies the pictures through its hooks (:class:`PictureSource`): ``picture(item, size)``
@@ -16,10 +16,11 @@ import re
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPixmap
+from PySide6.QtGui import QColor, QFont, QImage, QImageReader, QPainter, QPainterPath, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -30,9 +31,11 @@ from PySide6.QtWidgets import (
 )
 
 __all__ = [
+    "PICTURE_ROW_HEIGHT",
     "PLACEHOLDER_COLORS",
     "CoverDelegate",
     "PictureSource",
+    "decode_picture",
     "draw_picture",
     "initials",
     "placeholder_color",
@@ -198,6 +201,33 @@ def small_tile(
     )
 
 
+def decode_picture(path: Path, size: QSize, *, crop: bool = True) -> QImage:
+    """The picture at ``path`` scaled to cover ``size`` (cropped to it when ``crop``), decoded at
+    about that size where the format allows (JPEG). Runs on any thread. Raises ``ValueError`` when
+    the file is not a picture Qt can read."""
+    reader = QImageReader(str(path))
+    reader.setAutoTransform(True)
+    original = reader.size()
+    if original.isValid() and original.width() > 0 and original.height() > 0:
+        mode = Qt.AspectRatioMode.KeepAspectRatioByExpanding if crop else Qt.AspectRatioMode.KeepAspectRatio
+        target = original.scaled(size, mode)
+        if target.width() < original.width():
+            reader.setScaledSize(target)
+    image = reader.read()
+    if image.isNull():
+        raise ValueError(reader.errorString() or "not a picture")
+    if (
+        image.width() > size.width() * 2 or image.height() > size.height() * 2
+    ):  # formats without scaled decoding
+        mode = Qt.AspectRatioMode.KeepAspectRatioByExpanding if crop else Qt.AspectRatioMode.KeepAspectRatio
+        image = image.scaled(size, mode, Qt.TransformationMode.SmoothTransformation)
+    if crop and (image.width() > size.width() or image.height() > size.height()):
+        x = max(0, (image.width() - size.width()) // 2)
+        y = max(0, (image.height() - size.height()) // 2)
+        image = image.copy(QRect(x, y, min(size.width(), image.width()), min(size.height(), image.height())))
+    return image
+
+
 class CoverDelegate(QStyledItemDelegate):
     """A table's first column: the item's picture (about 36 px, rounded) before the text.
 
@@ -235,3 +265,7 @@ class CoverDelegate(QStyledItemDelegate):
     def sizeHint(self, option: QStyleOptionViewItem, index: AnyIndex) -> QSize:
         hint = super().sizeHint(option, index)
         return QSize(hint.width(), max(hint.height(), self.SIDE + 2 * self.MARGIN))
+
+
+PICTURE_ROW_HEIGHT = CoverDelegate.SIDE + 2 * CoverDelegate.MARGIN
+"""The row height of a table with pictures (its vertical header's default section size)."""

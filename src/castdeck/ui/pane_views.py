@@ -18,17 +18,16 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
-    QButtonGroup,
-    QHBoxLayout,
     QStackedWidget,
     QTableView,
     QToolButton,
     QWidget,
 )
 
-from .cover_delegate import CoverDelegate
-from .empty_state import EmptyState, _icons, empty_text, filtered_empty, nothing_matches
+from .cover_delegate import PICTURE_ROW_HEIGHT, CoverDelegate
+from .empty_state import EmptyState, empty_text, filtered_empty, nothing_matches
 from .resource_model import ITEM_ROLE
+from .view_switch import TOGGLE_SHORTCUT, VIEWS, chosen_view, view_setting, view_switch
 
 if TYPE_CHECKING:
     from .card_view import CardView
@@ -40,26 +39,6 @@ CARD_KINDS = frozenset({"podcast", "episode", "video", "short", "voiceover"})
 """Panes (by ``kind``) that offer cards; until the panes say it themselves (``cards = True``)."""
 PICTURE_KINDS = CARD_KINDS
 """Panes whose table shows a picture before the first column's text (``has_pictures = True``)."""
-TOGGLE_SHORTCUT = "Ctrl+Shift+V"
-VIEWS = ("table", "cards")
-PICTURE_ROW_HEIGHT = CoverDelegate.SIDE + 2 * CoverDelegate.MARGIN
-SWITCH_STYLE = """
-QToolButton { padding: 2px 10px; border: 1px solid palette(mid); background: palette(button);
-              color: palette(button-text); }
-QToolButton#viewSwitchFirst { border-top-left-radius: 4px; border-bottom-left-radius: 4px; border-right: none; }
-QToolButton#viewSwitchLast { border-top-right-radius: 4px; border-bottom-right-radius: 4px; }
-QToolButton:hover:!checked { background: palette(alternate-base); }
-QToolButton:checked { background: palette(highlight); color: palette(highlighted-text);
-                      border-color: palette(highlight); }
-QToolButton:focus { border: 1px solid palette(highlight); }
-QToolButton#viewSwitchFirst:focus { border-right: none; }
-"""
-"""A two-part switch that shows the chosen view in the palette's highlight, light or dark."""
-
-
-def view_setting(kind: str) -> str:
-    """The QSettings key of a pane's chosen view."""
-    return f"panes/{kind}/view"
 
 
 class PaneViews(QObject):
@@ -114,39 +93,10 @@ class PaneViews(QObject):
 
     def _build_switch(self) -> None:
         pane = self.pane
-        self.switch = QWidget(pane)
-        self.switch.setAccessibleName(f"{pane.title} view")
-        row = QHBoxLayout(self.switch)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(0)
-        group = QButtonGroup(self.switch)
-        group.setExclusive(True)
-        icons = _icons()
-        names = getattr(icons, "icon_names", None)
-        buttons = []
-        for mode, text, name, tip in (
-            ("table", "Table", "Table view", "Show as a table"),
-            ("cards", "Cards", "Card view", "Show as cards with pictures"),
-        ):
-            button = QToolButton(self.switch)
-            button.setText(text)
-            button.setCheckable(True)
-            button.setAccessibleName(name)
-            button.setToolTip(f"{tip} ({TOGGLE_SHORTCUT})")
-            button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-            button.setAutoRaise(False)
-            if icons is not None and (not callable(names) or mode in names()):
-                button.setIcon(icons.icon(mode))
-                button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        switch = view_switch(pane, pane.title)
+        self.switch, self.table_button, self.cards_button = switch
+        for button, mode in ((switch.table_button, "table"), (switch.cards_button, "cards")):
             button.clicked.connect(lambda _checked=False, chosen=mode: self.set_view(chosen))
-            group.addButton(button)
-            row.addWidget(button)
-            buttons.append(button)
-        self.table_button, self.cards_button = buttons
-        self.table_button.setObjectName("viewSwitchFirst")
-        self.cards_button.setObjectName("viewSwitchLast")
-        self.switch.setStyleSheet(SWITCH_STYLE)
-        self.table_button.setChecked(True)
         action = QAction("Switch between table and cards", pane)
         action.setShortcut(QKeySequence(TOGGLE_SHORTCUT))
         action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -157,8 +107,7 @@ class PaneViews(QObject):
     def restore(self) -> None:
         """Open on the view the user chose last for this pane."""
         if self.offers_cards:
-            chosen = QSettings().value(view_setting(self.pane.kind), "table")
-            self.set_view(str(chosen) if chosen in VIEWS else "table", remember=False)
+            self.set_view(chosen_view(self.pane.kind), remember=False)
 
     def toggle(self) -> None:
         self.set_view("table" if self.mode == "cards" else "cards")

@@ -20,15 +20,16 @@ import asyncio
 import logging
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-from PySide6.QtCore import QObject, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QImage, QImageReader, QPixmap
+from PySide6.QtCore import QObject, QSize, Signal
+from PySide6.QtGui import QImage, QPixmap
 
 from castdeck.api import CastdeckError
 from castdeck.services.artwork import Artwork
 from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
+
+from .cover_delegate import decode_picture
 
 __all__ = ["PictureBook", "decode_picture"]
 
@@ -36,33 +37,6 @@ log = logging.getLogger(__name__)
 
 _decoder = ThreadPoolExecutor(max_workers=2, thread_name_prefix="castdeck-pictures")
 Key = tuple[str, int, int]
-
-
-def decode_picture(path: Path, size: QSize, *, crop: bool = True) -> QImage:
-    """The picture at ``path`` scaled to cover ``size`` (cropped to it when ``crop``), decoded at
-    about that size where the format allows (JPEG). Runs on any thread. Raises ``ValueError`` when
-    the file is not a picture Qt can read."""
-    reader = QImageReader(str(path))
-    reader.setAutoTransform(True)
-    original = reader.size()
-    if original.isValid() and original.width() > 0 and original.height() > 0:
-        mode = Qt.AspectRatioMode.KeepAspectRatioByExpanding if crop else Qt.AspectRatioMode.KeepAspectRatio
-        target = original.scaled(size, mode)
-        if target.width() < original.width():
-            reader.setScaledSize(target)
-    image = reader.read()
-    if image.isNull():
-        raise ValueError(reader.errorString() or "not a picture")
-    if (
-        image.width() > size.width() * 2 or image.height() > size.height() * 2
-    ):  # formats without scaled decoding
-        mode = Qt.AspectRatioMode.KeepAspectRatioByExpanding if crop else Qt.AspectRatioMode.KeepAspectRatio
-        image = image.scaled(size, mode, Qt.TransformationMode.SmoothTransformation)
-    if crop and (image.width() > size.width() or image.height() > size.height()):
-        x = max(0, (image.width() - size.width()) // 2)
-        y = max(0, (image.height() - size.height()) // 2)
-        image = image.copy(QRect(x, y, min(size.width(), image.width()), min(size.height(), image.height())))
-    return image
 
 
 class PictureBook(QObject):
@@ -109,6 +83,17 @@ class PictureBook(QObject):
             return None
         self._ask(key, urgent)
         return None
+
+    def keep(self, url: str, size: QSize, image: QImage, *, ratio: float = 1.0) -> None:
+        """Take ``image``, the picture at ``url`` decoded elsewhere at ``size`` (as :meth:`pixmap`
+        asks for it), as if loaded here: the early window hands over the covers it has shown, so
+        the real list does not draw their placeholders again while it decodes them."""
+        key = (url, round(size.width() * ratio), round(size.height() * ratio))
+        if image.isNull() or key in self._pixmaps:
+            return
+        self._pixmaps[key] = QPixmap.fromImage(image)
+        while len(self._pixmaps) > self.KEEP:
+            self._pixmaps.popitem(last=False)
 
     def failure(self, url: str | None) -> str | None:
         """Why the picture at ``url`` cannot be shown, once a load failed."""
