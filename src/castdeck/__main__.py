@@ -43,8 +43,8 @@ def run() -> None:
     if code is not None:
         sys.exit(code)
     # Start-up allocates much and frees little (modules, classes, Qt wrappers): the cyclic collector
-    # would walk it all again and again for nothing. It is on again before the event loop runs
-    # (castdeck.app.run_app), which collects once the first screen is up (settle_startup_objects).
+    # would walk it all again and again for nothing. It is on again once the first screen is up,
+    # after one full collection (castdeck.app.settle_startup_objects), or when a dialog comes first.
     gc.disable()
     from castdeck.startup import main
 

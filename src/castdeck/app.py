@@ -70,9 +70,13 @@ def settle_startup_objects() -> None:
     """Move everything start-up created (modules, classes, validators, the window) out of the
     garbage collector's reach. They live as long as the app; without this, every full collection
     walks them again, and with ten thousand rows loaded one such walk stalled the event loop for
-    60 ms (benchmarks/episodes_scale.py)."""
+    60 ms (benchmarks/episodes_scale.py).
+
+    The collector was off while the app loaded (``castdeck.__main__``): this one full collection
+    frees what start-up dropped, and the collector is on from here."""
     gc.collect()
     gc.freeze()
+    gc.enable()
 
 
 class CastdeckApp:
@@ -214,6 +218,7 @@ class CastdeckApp:
         if profile is not None and key:
             return Connection(profile, key, None, True)
         self._drop_early()  # a dialog asks first
+        gc.enable()  # and the start waits for the user: no reason to keep the collector off
         if choice.kind == "welcome":
             return await self._welcome()
         return await self._ask_connection()
@@ -449,7 +454,6 @@ def run_app(
     early_problem: str | None = None,
 ) -> int:
     """The app on ``app`` (made by :func:`castdeck.startup.make_application`) until it quits."""
-    gc.enable()  # off while the app loaded (castdeck.__main__)
     _setup_logging(data_dir)
     sys.excepthook = _excepthook
     if early_problem:

@@ -80,15 +80,25 @@ def studio(sandbox_factory, monkeypatch: pytest.MonkeyPatch) -> RunningSandbox:
     return running
 
 
-async def fill_the_cache(data: Path) -> list[list[str]]:
-    """A first start: the Episodes list and its podcasts' names are read (and cached); the window
-    is closed as the user closes it (its place and size are kept). Returns the rows it showed."""
-    app = CastdeckApp(plain(), data)
+async def fill_the_cache(data: Path, args: argparse.Namespace | None = None) -> list[list[str]]:
+    """A first start: the Episodes list and its podcasts' names are read (and cached) once no
+    episode is generating any more; the window is closed as the user closes it (its place and size
+    are kept). Returns the rows it showed."""
+    app = CastdeckApp(args or plain(), data)
     try:
         assert await app.open()
         assert app.window is not None
         pane = app.window.current_pane()
-        await until(lambda: pane.model.rowCount() > 0 and not pane.model.loading, timeout=60)
+
+        def settled() -> bool:
+            if pane.model.loading or not pane.model.rowCount():
+                return False
+            if any(e.generation is not None and e.generation.state == "generating" for e in pane.model.items):
+                pane.refresh()  # the seeded generations end soon: read the list again
+                return False
+            return True
+
+        await until(settled, timeout=120, interval=0.5)
         await pane.names.wait("podcast")
         await pane.podcast_filter.wait_loaded()
         rows = table_texts(pane.table)
@@ -149,31 +159,43 @@ async def test_the_early_window_shows_the_cached_rows_then_the_real_window_takes
 async def test_the_early_window_looks_like_the_real_one_light_and_dark(
     qtbot: QtBot, tmp_path: Path, studio: RunningSandbox
 ) -> None:
-    data = tmp_path / "data"
-    await fill_the_cache(data)
+    await looks_alike(qtbot, tmp_path / "data", plain(), ("light", "dark"))
+
+
+@pytest.mark.asyncio
+async def test_the_early_window_looks_like_the_real_one_on_the_sandbox(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CASTDECK_BASE_URL", raising=False)
+    monkeypatch.delenv("CASTDECK_API_KEY", raising=False)
+    args = build_parser().parse_args(["--sandbox", "--data", str(tmp_path / "sb"), "--speed", "50"])
+    await looks_alike(qtbot, tmp_path / "data", args, ("sandbox",))
+
+
+async def looks_alike(qtbot: QtBot, data: Path, args: argparse.Namespace, palettes: tuple[str, ...]) -> None:
+    """After a first start has cached the list: for each palette, the early window, then the real
+    one in its place, drawn alike to the pixel but for the status bar (connecting, then online)."""
+    await fill_the_cache(data, args)
     qt = QApplication.instance()
     assert isinstance(qt, QApplication)
     light = qt.palette()
     try:
-        for name, palette in (("light", light), ("dark", dark_palette())):
-            qt.setPalette(palette)
-            early = early_window(plain(), data)
+        for name in palettes:
+            qt.setPalette(dark_palette() if name == "dark" else light)
+            early = early_window(args, data)
             assert isinstance(early, EarlyWindow)
             early.show_busy()
             await until(lambda e=early: e.first_painted)
             early_picture = early.grab()
             early_top = above_the_status_bar(early_picture, early)
-            app = CastdeckApp(plain(), data, early=early)
+            app = CastdeckApp(args, data, early=early)
             try:
                 assert await app.open()
                 window = app.window
                 assert window is not None
                 qtbot.addWidget(window)
                 await until(lambda e=early, w=window: w.isVisible() and not shiboken6.isValid(e), timeout=60)
-                pane = window.current_pane()
-                await until(lambda p=pane: not p.model.loading)
                 side_by_side_picture(early_picture, window, f"early-and-real-{name}")
-                # drawn alike to the pixel, but for the status bar (connecting, then online)
                 assert early_top == above_the_status_bar(window.grab(), window)
             finally:
                 await app.shutdown()

@@ -98,18 +98,18 @@ class EarlyWindow(QMainWindow):
         outer = QVBoxLayout(central)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(0)
-        strip = QLabel(central)
-        strip.setObjectName("sandbox_strip")
-        strip.setAccessibleName("Sandbox")
-        strip.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        strip.setStyleSheet(
-            "QLabel#sandbox_strip { background: #f9a825; color: #000; font-weight: bold; padding: 3px; }"
-        )
-        strip.setText(
-            "SANDBOX — the embedded local service with demo data; nothing here reaches the real service"
-        )
-        strip.setVisible(sandbox)
-        outer.addWidget(strip)
+        if sandbox:  # the main window's strip (hidden there otherwise)
+            strip = QLabel(central)
+            strip.setObjectName("sandbox_strip")
+            strip.setAccessibleName("Sandbox")
+            strip.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            strip.setStyleSheet(
+                "QLabel#sandbox_strip { background: #f9a825; color: #000; font-weight: bold; padding: 3px; }"
+            )
+            strip.setText(
+                "SANDBOX — the embedded local service with demo data; nothing here reaches the real service"
+            )
+            outer.addWidget(strip)
         body = QHBoxLayout()
         body.setContentsMargins(0, 0, 0, 0)
         body.setSpacing(0)
