@@ -106,8 +106,8 @@ class CastdeckApp:
         self.finished = asyncio.Event()
         self._signal_timer: QTimer | None = None
         self.early = early
-        self.early_painted = early is not None and early.first_painted
-        """The early window has painted (and said "painted" to the benchmark's probe)."""
+        self.early_painted = False
+        """The early window said "painted" to the benchmark's probe (:func:`run_app`)."""
         if early is not None:
             early.closeRequested.connect(self._early_closed)
 
@@ -451,6 +451,7 @@ def run_app(
     data_dir: Path,
     early: EarlyWindow | None = None,
     *,
+    early_painted: bool = False,
     early_problem: str | None = None,
 ) -> int:
     """The app on ``app`` (made by :func:`castdeck.startup.make_application`) until it quits."""
@@ -463,6 +464,7 @@ def run_app(
             "early window: %d cached rows of %s (%s)", early.model.rowCount(), early.pane_title, early.profile
         )
     castdeck = CastdeckApp(args, data_dir, early=early)
+    castdeck.early_painted = early_painted
     with asyncio.Runner(loop_factory=lambda: new_event_loop(app)) as runner:
         return runner.run(castdeck.run())
 

@@ -151,10 +151,12 @@ def main(argv: list[str] | None = None) -> int:
     app = make_application()
     data_dir = user_data_dir()
     early = early_window(args, data_dir)
+    said = False
     if early is not None:
         if show_early(early) and os.environ.get(STARTUP_PROBE):
             print("painted", early.model.rowCount(), flush=True)
+            said = True
         load_heavy(app)
     from castdeck.app import run_app
 
-    return run_app(app, args, data_dir, early, early_problem=early_problem)
+    return run_app(app, args, data_dir, early, early_painted=said, early_problem=early_problem)
