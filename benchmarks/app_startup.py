@@ -1,11 +1,18 @@
-"""Start-up: process start to the main window shown with the first page of episodes painted,
-against a bare PySide6 window shown by a ten-line script, run side by side (alternating).
+"""Start-up: process start to the first rows of episodes painted, against a bare PySide6 window
+shown by a ten-line script, run side by side (alternating).
 
-    uv run python benchmarks/app_startup.py [--runs 7] [--dev-env] [--frozen PATH]
+    uv run python benchmarks/app_startup.py --runs 9 [--dev-env] [--frozen PATH]
 
-The sandbox runs already (started once here). Both sides run offscreen in a fresh process; the app
-prints "painted N" once the Episodes table has painted its first rows, the bare script once its
-window has painted. Target: the app at most 2.0x the bare window (median of the runs).
+(``--runs 9`` is how it is run for reports; the default is 7.) The sandbox runs already (started
+once here). Both sides run offscreen in a fresh process; the app prints "painted N" once the
+Episodes table has painted its first rows, the bare script once its window has painted. Target:
+the app at most 1.5x the bare window (median of the runs).
+
+Every run but the first starts with the Episodes list in the cache (the first, which warms the file
+cache, fills it), as a creator's start does: the first rows are then the early window's, read from
+the cache before the rest of the app has loaded (see ``castdeck.startup``). The app also prints
+"live N" once the real window has taken the early one's place with the list read from the service;
+that time is reported beside ("live", no target; the same as "painted" when no early window shows).
 
 Both sides run in Castdeck as a user installs it: a fresh virtual environment holding the package
 and its dependencies at the pinned versions, without the development tools (the dev environment
@@ -48,18 +55,25 @@ probe = Probe(); window.centralWidget().installEventFilter(probe); window.show()
 """
 
 
-def timed(command: list[str], env: dict[str, str]) -> float:
+TARGET = 1.5
+
+
+def timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Seconds from the process start to "painted", and to "live" (the same when it says no "live")."""
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     assert process.stdout is not None
+    painted = live = None
     for line in process.stdout:
         if line.startswith("painted"):
-            elapsed = time.perf_counter() - start
+            painted = time.perf_counter() - start
+        elif line.startswith("live"):
+            live = time.perf_counter() - start
             break
-    else:
+    if painted is None:
         raise RuntimeError(f"{command} never painted: {process.stderr.read() if process.stderr else ''}")
     process.wait(timeout=30)
-    return elapsed
+    return painted, live if live is not None else painted
 
 
 def product_python(folder: Path) -> str:
@@ -106,24 +120,30 @@ def main() -> None:
                 sides["uv run castdeck (this checkout)"] = ["uv", "run", "--project", str(ROOT), "castdeck"]
                 sides["installed app (--frozen)"] = [str(args.frozen.resolve())]
             for command in sides.values():
-                timed(command, env)  # warm the file cache once
+                timed(command, env)  # warm the file cache once (and fill the app's cache)
             times: dict[str, list[float]] = {name: [] for name in sides}
+            lives: dict[str, list[float]] = {name: [] for name in sides}
             for _ in range(args.runs):
                 for name, command in sides.items():
-                    times[name].append(timed(command, env))
+                    painted, live = timed(command, env)
+                    times[name].append(painted)
+                    lives[name].append(live)
         finally:
             sandbox.stop()
     medians = {name: statistics.median(values) for name, values in times.items()}
     bare = medians["bare PySide6 window"]
     where = "development environment" if args.dev_env else "fresh install (pinned, no dev tools)"
     print(f"runs: {args.runs} each, alternating; sandbox already running; castdeck from a {where}")
-    print(f"{'':34}{'median s':>10}{'min s':>10}{'max s':>10}{'/ bare':>9}")
+    print(f"{'':34}{'median s':>10}{'min s':>10}{'max s':>10}{'/ bare':>9}{'live s':>9}{'/ bare':>9}")
     for name, values in times.items():
+        live = statistics.median(lives[name])
         print(
             f"{name:34}{medians[name]:10.3f}{min(values):10.3f}{max(values):10.3f}{medians[name] / bare:8.2f}x"
+            f"{live:9.3f}{live / bare:8.2f}x"
         )
     ratio = medians["castdeck, episodes painted"] / bare
-    print(f"ratio app / bare: {ratio:.2f}x (target <= 2.0x) -> {'PASS' if ratio <= 2.0 else 'OVER'}")
+    verdict = "PASS" if ratio <= TARGET else "OVER"
+    print(f"ratio app / bare: {ratio:.2f}x (target <= {TARGET}x) -> {verdict}")
     if args.frozen is not None:
         frozen, uv_run = medians["installed app (--frozen)"], medians["uv run castdeck (this checkout)"]
         verdict = "PASS" if frozen <= uv_run else "OVER"

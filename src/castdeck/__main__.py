@@ -1,4 +1,4 @@
-"""``castdeck``: the desktop studio's entry point (see :mod:`castdeck.app`).
+"""``castdeck``: the desktop studio's entry point (see :mod:`castdeck.startup`, then :mod:`castdeck.app`).
 
 castdeck --sandbox [--data DIR] [--speed F]   start on the embedded sandbox service
 castdeck [--profile NAME]                     connect to the service
@@ -12,6 +12,7 @@ with no ``python -m``, so the app runs its own executable again with this first 
 
 from __future__ import annotations
 
+import gc
 import sys
 
 __all__ = ["SANDBOX_SERVICE", "run"]
@@ -22,7 +23,8 @@ SANDBOX_SERVICE = "sandbox-service"
 
 def run() -> None:
     """Console-script entry point: the sandbox service, a command-line companion when the first
-    argument names one, else the desktop app (its Qt modules are imported only then)."""
+    argument names one, else the desktop app (its Qt modules are imported only then; the rest of
+    it after the early window has painted, see :mod:`castdeck.startup`)."""
     if getattr(sys, "frozen", False):
         # In a bundle, the sandbox's speech workers are this executable started again with
         # multiprocessing's arguments: they run their work here and never reach the app.
@@ -40,7 +42,11 @@ def run() -> None:
     code = dispatch(argv)
     if code is not None:
         sys.exit(code)
-    from castdeck.app import main
+    # Start-up allocates much and frees little (modules, classes, Qt wrappers): the cyclic collector
+    # would walk it all again and again for nothing. It is on again once the first screen is up,
+    # after one full collection (castdeck.app.settle_startup_objects), or when a dialog comes first.
+    gc.disable()
+    from castdeck.startup import main
 
     sys.exit(main())
 

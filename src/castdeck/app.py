@@ -1,4 +1,5 @@
-"""The desktop app: QApplication, the qasync loop, the connection, the main window.
+"""The desktop app: the qasync loop, the connection, the main window (the QApplication and the
+early window are made before this module loads: see :mod:`castdeck.startup`).
 
 castdeck                      the last used profile; the welcome on the very first run; else the
                               connect dialog
@@ -23,9 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-import platformdirs
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings, Qt, QTimer
-from PySide6.QtGui import QGuiApplication, QIcon
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from castdeck.api import CastdeckError, Client
@@ -35,26 +34,26 @@ from castdeck.services.event_loop import new_event_loop
 from castdeck.services.profiles import KeyStore, Profile, ProfileStore, environment_profile
 from castdeck.services.sandbox_process import SANDBOX_KEY, SandboxError, SandboxProcess
 from castdeck.services.session import Session
-from castdeck.services.tasks import tasks
+from castdeck.services.start_choice import SANDBOX_PROFILE, STARTUP_PROBE, start_choice, start_pane
+from castdeck.services.tasks import SCOPE_PROPERTY, TaskScope, tasks
+from castdeck.startup import RESOURCES, build_parser, user_data_dir
 from castdeck.store.cache import Cache
 from castdeck.store.sqlite import StoreError
 from castdeck.ui.connect_dialog import ConnectDialog, Connection
+from castdeck.ui.early import EarlyWindow
+from castdeck.ui.early.window import PICTURE_SIZE
 from castdeck.ui.main_window import MainWindow
-from castdeck.ui.welcome import SANDBOX_CHOSEN, WelcomeDialog, mark_welcome_done, welcome_done
+from castdeck.ui.pictured import PicturedPane
+from castdeck.ui.welcome import WelcomeDialog, mark_welcome_done, welcome_done
 from castdeck.ui.widgets import run_dialog
 
-__all__ = ["CastdeckApp", "main", "user_data_dir"]
+__all__ = ["RESOURCES", "STARTUP_PROBE", "CastdeckApp", "build_parser", "main", "run_app", "user_data_dir"]
 
 log = logging.getLogger("castdeck")
-# Beside src/ in a checkout; inside the bundle's own folder (sys._MEIPASS) in the installed app.
-RESOURCES = Path(getattr(sys, "_MEIPASS", Path(__file__).resolve().parents[2])) / "resources"
 STORE_PROBLEM_TITLE = "Castdeck cannot open its data"
-STARTUP_PROBE = "CASTDECK_STARTUP_PROBE"  # benchmarks: a pane title; print "painted" once its rows show
-
-
-def user_data_dir() -> Path:
-    """Where Castdeck keeps its data on this platform."""
-    return Path(platformdirs.user_data_dir("castdeck", appauthor=False))
+HAND_OVER_LIMIT = 3.0
+"""Seconds the early window waits for the real list before the real window takes its place anyway
+(a slow network: the user gets a window that answers, its list still loading)."""
 
 
 def _setup_logging(data_dir: Path) -> None:
@@ -74,9 +73,13 @@ def settle_startup_objects() -> None:
     """Move everything start-up created (modules, classes, validators, the window) out of the
     garbage collector's reach. They live as long as the app; without this, every full collection
     walks them again, and with ten thousand rows loaded one such walk stalled the event loop for
-    60 ms (benchmarks/episodes_scale.py)."""
+    60 ms (benchmarks/episodes_scale.py).
+
+    The collector was off while the app loaded (``castdeck.__main__``): this one full collection
+    frees what start-up dropped, and the collector is on from here."""
     gc.collect()
     gc.freeze()
+    gc.enable()
 
 
 class CastdeckApp:
@@ -88,9 +91,11 @@ class CastdeckApp:
         data_dir: Path,
         *,
         client_factory: Callable[[str, str], Client] | None = None,
+        early: EarlyWindow | None = None,
     ) -> None:
         """``client_factory(base_url, api_key)`` makes each session's client (the default: the
-        client with its usual timeouts and retries)."""
+        client with its usual timeouts and retries). ``early``: the early window already shown
+        (:mod:`castdeck.startup`), which the real window replaces once its list has rows."""
         self.args = args
         self.data_dir = data_dir
         self.client_factory = client_factory
@@ -104,6 +109,11 @@ class CastdeckApp:
         self.finished = asyncio.Event()
         self._signal_timer: QTimer | None = None
         self.collector = QuietCollector()
+        self.early = early
+        self.early_painted = False
+        """The early window said "painted" to the benchmark's probe (:func:`run_app`)."""
+        if early is not None:
+            early.closeRequested.connect(self._early_closed)
 
     # --- start ---------------------------------------------------------------------------------------------
 
@@ -129,6 +139,7 @@ class CastdeckApp:
         try:
             opened = await self.open()
         except SandboxError as error:
+            self._drop_early()
             print(f"castdeck: {error}", file=sys.stderr)
             await self.shutdown()
             return 1
@@ -137,6 +148,7 @@ class CastdeckApp:
             # plainly, the file left as it is, and nothing started on top of it.
             log.error("%s", error)
             print(f"castdeck: {error}", file=sys.stderr)
+            self._drop_early()
             await self.shutdown()
             await self._tell(STORE_PROBLEM_TITLE, str(error))
             return 2
@@ -144,12 +156,19 @@ class CastdeckApp:
 
     async def open(self) -> bool:
         """Connect (starting the sandbox child with ``--sandbox``) and open the window; False when the
-        user cancelled the connection dialog. :meth:`run` does this and then waits for the quit."""
+        user cancelled the connection dialog (or closed the early window before anything started).
+        :meth:`run` does this and then waits for the quit."""
+        if self.early is not None and self.early.close_requested:
+            self._drop_early()
+            return False
         if self.cache is None:
             self.cache = Cache(self.data_dir / "cache.sqlite3")
         connection = await self._first_connection()
         if connection is None:
+            self._drop_early()
             return False
+        if self.early is not None and self.early.profile != connection.profile.name:
+            self._drop_early()  # it shows another profile's list
         self._open_window(connection)
         return True
 
@@ -176,26 +195,40 @@ class CastdeckApp:
         self._signal_timer.timeout.connect(lambda: None)
 
     def _stop_requested(self) -> None:
+        self._drop_early()
         if self.window is not None:
             self.window.close()
         self.finished.set()
 
+    def _early_closed(self) -> None:
+        """The user closed the early window: the app ends (before it opens, see :meth:`open` and
+        :meth:`_open_window`; once the real window is built, as its close button does)."""
+        if self.window is not None:
+            self._stop_requested()
+
+    def _drop_early(self) -> None:
+        """The early window goes (a dialog comes first, or the app ends, or it showed another list)."""
+        early, self.early = self.early, None
+        if early is not None:
+            early.dismiss()
+
     async def _first_connection(self) -> Connection | None:
-        if self.args.sandbox:
+        """What :func:`start_choice` says (the early window asked it too), the saved profile's key
+        from the keychain, and the welcome or the connect dialog when those do not say enough."""
+        choice = start_choice(sandbox=self.args.sandbox, profile=self.args.profile)
+        if choice.kind == "sandbox":  # --sandbox, or chosen in the welcome and no account since
             return await self._start_sandbox()
-        env = environment_profile()
+        env = environment_profile() if choice.kind == "environment" else None
         if env is not None:
             return Connection(env[0], env[1], None, False)
-        name = self.args.profile or self.profiles.last_used()
-        profile = self.profiles.get(name) if name else None
+        profile = self.profiles.get(choice.profile) if choice.kind == "saved" and choice.profile else None
         key = self.keys.get(profile.name) if profile else None
         if profile is not None and key:
             return Connection(profile, key, None, True)
-        if not self.args.profile and not self.profiles.profiles():
-            if not welcome_done():
-                return await self._welcome()
-            if QSettings().value(SANDBOX_CHOSEN, False) in (True, "true"):
-                return await self._start_sandbox()  # chosen in the welcome, and no account since
+        self._drop_early()  # a dialog asks first
+        gc.enable()  # and the start waits for the user: no reason to keep the collector off
+        if choice.kind == "welcome":
+            return await self._welcome()
         return await self._ask_connection()
 
     async def _start_sandbox(self) -> Connection:
@@ -204,7 +237,7 @@ class CastdeckApp:
             self.sandbox = SandboxProcess(self.args.data or self.data_dir / "sandbox", speed=self.args.speed)
         url = await self.sandbox.start()
         print(f"Castdeck sandbox running at {url}", flush=True)
-        return Connection(Profile("Sandbox", url, sandbox=True), SANDBOX_KEY, None, False)
+        return Connection(Profile(SANDBOX_PROFILE, url, sandbox=True), SANDBOX_KEY, None, False)
 
     async def _welcome(self) -> Connection | None:
         """The first run: the welcome, until the sandbox runs, an account is connected, or "Not now"
@@ -253,9 +286,8 @@ class CastdeckApp:
 
     def _open_window(self, connection: Connection) -> None:
         self.session, self.background = self._new_session(connection)
-        start_pane = os.environ.get(STARTUP_PROBE) or MainWindow.remembered_pane() or "Episodes"
         assert self.background is not None
-        self.window = MainWindow(self.session, self.background, start_pane=start_pane)
+        self.window = MainWindow(self.session, self.background, start_pane=start_pane())
         self.window.restore_geometry()
         self.window.closing.connect(self.finished.set)
         self.window.switchProfileRequested.connect(lambda: tasks.start(self.switch_profile()))
@@ -264,19 +296,47 @@ class CastdeckApp:
             self.sandbox.crashed.connect(self._sandbox_crashed)
         if os.environ.get(STARTUP_PROBE):
             self._probe_first_paint(self.window.current_pane())
-        self.window.show()
+        early = self.early
+        if early is None:
+            self.window.show()
+        elif early.close_requested:  # closed while the app loaded: it ends without opening
+            self.finished.set()
+        else:  # built hidden; shown in the early window's place once its list has rows
+            tasks.start(self._hand_over(self.window, early), name="hand over the early window")
         if welcome_done():
             self.window.offer_first_steps()  # until dismissed, after the first-run welcome
         tasks.start(self.session.start(), on_error=self._connect_failed, name="connect")
         assert self.background is not None
         self.background.start()
 
+    async def _hand_over(self, window: MainWindow, early: EarlyWindow) -> None:
+        """Once the start pane has what it reads when it opens (its first page, the names and the
+        filter choices its rows and header show), or after :data:`HAND_OVER_LIMIT`, the real
+        window takes the early one's place."""
+        pane = window.current_pane()
+        if pane is not None:
+            try:
+                await asyncio.wait_for(_settled(pane), HAND_OVER_LIMIT)
+            except TimeoutError:
+                log.info(
+                    "the start pane was still loading after %s s: the window opens anyway", HAND_OVER_LIMIT
+                )
+        if self.early is early and self.window is window:
+            self.early = None
+            if isinstance(pane, PicturedPane):  # the covers it decoded: the list does not decode them again
+                pane.take_pictures(early.images, PICTURE_SIZE)
+            early.hand_over(window)
+            log.info("the main window took the early window's place")
+
     def _probe_first_paint(self, pane: Any) -> None:
-        """Benchmarks: say when the pane's first rows have been painted, then close."""
+        """Benchmarks: say when the real window has painted the pane's first rows ("live N", after
+        "painted N", which the early window said when there was one), then close."""
         app = self
 
         def painted() -> None:
-            print("painted", pane.model.rowCount(), flush=True)
+            if not app.early_painted:
+                print("painted", pane.model.rowCount(), flush=True)
+            print("live", pane.model.rowCount(), flush=True)
             app._stop_requested()
 
         class Probe(QObject):
@@ -341,6 +401,7 @@ class CastdeckApp:
 
     async def shutdown(self) -> None:
         self.collector.stop()
+        self._drop_early()
         if self._signal_timer is not None:
             self._signal_timer.stop()
         if self.window is not None:
@@ -371,32 +432,56 @@ def _excepthook(kind: type[BaseException], error: BaseException, tb: TracebackTy
         )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="castdeck", description="Castdeck desktop studio")
-    parser.add_argument("--sandbox", action="store_true", help="run on the embedded sandbox service")
-    parser.add_argument("--data", type=Path, default=None, help="sandbox data folder")
-    parser.add_argument("--speed", type=float, default=1.0, help="sandbox work-time scale (default 1)")
-    parser.add_argument("--profile", default=None, help="open this saved profile")
-    return parser
+async def _settled(pane: QObject) -> None:
+    """Until the work the pane and its parts (list model, name books, pickers) started has ended."""
+    while True:
+        pending = [
+            task
+            for owner in (pane, *pane.findChildren(QObject))
+            if isinstance(scope := getattr(owner, SCOPE_PROPERTY, None), TaskScope)
+            for task in scope.pending()
+        ]
+        if not pending:
+            break
+        await asyncio.wait(pending)
+        await asyncio.sleep(0)  # what their ends scheduled (the model's loadingChanged) runs first
+    # and Qt's zero timers the rows started (the pane sizes its columns in one) before this one
+    turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def next_turn() -> None:
+        if not turn.done():
+            turn.set_result(None)
+
+    QTimer.singleShot(0, next_turn)
+    await turn
+
+
+def run_app(
+    app: QApplication,
+    args: argparse.Namespace,
+    data_dir: Path,
+    early: EarlyWindow | None = None,
+    *,
+    early_painted: bool = False,
+    early_problem: str | None = None,
+) -> int:
+    """The app on ``app`` (made by :func:`castdeck.startup.make_application`) until it quits."""
+    _setup_logging(data_dir)
+    sys.excepthook = _excepthook
+    if early_problem:
+        log.error("the early window could not be made\n%s", early_problem)
+    if early is not None:
+        log.info(
+            "early window: %d cached rows of %s (%s)", early.model.rowCount(), early.pane_title, early.profile
+        )
+    castdeck = CastdeckApp(args, data_dir, early=early)
+    castdeck.early_painted = early_painted
+    with asyncio.Runner(loop_factory=lambda: new_event_loop(app)) as runner:
+        return runner.run(castdeck.run())
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    QCoreApplication.setOrganizationName("Castdeck")
-    QCoreApplication.setApplicationName("Castdeck")
-    QGuiApplication.setDesktopFileName("castdeck")  # the launcher and icon of castdeck.desktop (Wayland)
-    QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    assert isinstance(app, QApplication)
-    # The loop ends when CastdeckApp.run returns, not when a window closes (a dialog closing before
-    # the main window opens would otherwise stop qasync's loop under the running coroutine).
-    app.setQuitOnLastWindowClosed(False)
-    icon = RESOURCES / "castdeck.svg"
-    if icon.exists():
-        app.setWindowIcon(QIcon(str(icon)))
-    data_dir = user_data_dir()
-    _setup_logging(data_dir)
-    sys.excepthook = _excepthook
-    castdeck = CastdeckApp(args, data_dir)
-    with asyncio.Runner(loop_factory=lambda: new_event_loop(app)) as runner:
-        return runner.run(castdeck.run())
+    """The desktop app (as ``castdeck`` starts it: :func:`castdeck.startup.main`)."""
+    from castdeck.startup import main as launch
+
+    return launch(argv)

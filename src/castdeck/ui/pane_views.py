@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
 
 from .cover_delegate import PICTURE_ROW_HEIGHT, CoverDelegate
 from .empty_state import EmptyState, empty_text, filtered_empty, nothing_matches
+from .pane_header import TOGGLE_SHORTCUT, VIEWS, chosen_view, view_setting, view_switch
 from .resource_model import ITEM_ROLE
-from .view_switch import TOGGLE_SHORTCUT, VIEWS, chosen_view, view_setting, view_switch
 
 if TYPE_CHECKING:
     from .card_view import CardView

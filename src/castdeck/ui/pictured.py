@@ -3,10 +3,12 @@ cover at the top of the details, and the ``picture`` hook the table's and the ca
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from PySide6.QtCore import QSize
-from PySide6.QtGui import QPixmap
+from PySide6.QtGui import QImage, QPixmap
 
 from .cover_view import CoverView
 from .pane import ResourcePane
@@ -49,6 +51,18 @@ class PicturedPane(ResourcePane):
         """Point the details' cover at ``item`` (from ``show_item``)."""
         title = self.card_title(item)
         self.cover.show_picture(self.picture_url(item), title, str(item.id), what=self.picture_what)
+
+    def take_pictures(self, images: Mapping[str, QImage], size: QSize) -> None:
+        """Keep ``images`` (decoded at ``size`` elsewhere, by address: the early window's covers) for
+        the items whose pictures they are. An address is matched by its path: the query (a
+        signature) and the host (the sandbox's port changes at each start) may differ, the
+        picture is the same; a new picture has a new path."""
+        by_path = {urlsplit(url).path: image for url, image in images.items()}
+        for item in self.model.items:
+            url = self.picture_url(item)
+            image = by_path.get(urlsplit(url).path) if url else None
+            if url and image is not None:
+                self.pictures.keep(url, size, image)
 
     def _picture_arrived(self, url: str) -> None:
         self.pictures_changed(lambda item: self.picture_url(item) == url)

@@ -84,6 +84,11 @@ class PictureBook(QObject):
         self._ask(key, urgent)
         return None
 
+    @property
+    def idle(self) -> bool:
+        """Nothing is queued or loading (tests)."""
+        return not (self._queue or self._urgent or self._running)
+
     def keep(self, url: str, size: QSize, image: QImage, *, ratio: float = 1.0) -> None:
         """Take ``image``, the picture at ``url`` decoded elsewhere at ``size`` (as :meth:`pixmap`
         asks for it), as if loaded here: the early window hands over the covers it has shown, so

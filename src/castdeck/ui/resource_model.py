@@ -9,10 +9,8 @@ event loop. Ten thousand rows cost what the rows on screen cost to paint.
 from __future__ import annotations
 
 import asyncio
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import shiboken6
@@ -30,6 +28,7 @@ from castdeck.api import CastdeckError
 from castdeck.services.listing import ListFeed
 from castdeck.services.tasks import tasks
 
+from .cells import format_time
 from .widgets import display_text
 
 __all__ = [
@@ -59,27 +58,6 @@ _ROLES = frozenset(
 )
 """The roles ``data`` answers; views ask many more (fonts, colours, check states) on every paint."""
 AnyIndex = QModelIndex | QPersistentModelIndex
-
-
-def format_time(value: str | None) -> str:
-    """An ISO 8601 timestamp from the service in the user's local time, or the text as sent."""
-    if not value:
-        return ""
-    return _format_time(value)
-
-
-@functools.lru_cache(maxsize=16384)  # asked on every paint of every row's date cells
-def _format_time(value: str) -> str:
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return value
-    if moment.tzinfo is not None:
-        try:
-            moment = moment.astimezone()
-        except OverflowError:  # year 9999 with a negative offset (or year 1 with a positive one)
-            return value
-    return moment.strftime("%Y-%m-%d %H:%M")
 
 
 @dataclass(frozen=True)

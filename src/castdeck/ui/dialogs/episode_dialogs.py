@@ -29,12 +29,12 @@ from castdeck.api.models import (
     EpisodeCreate,
     EpisodeUpdate,
     FieldError,
-    Podcast,
     PublishInput,
 )
 from castdeck.api.models.limits import MAX_EPISODE_DESCRIPTION_CHARS, MAX_EPISODE_TITLE_CHARS
 from castdeck.services.session import Session
 
+from ..cells import podcast_label
 from ..forms import FormDialog
 from ..pickers import CheckPicker, ComboPicker, host_feed, host_label, podcast_feed
 
@@ -46,10 +46,6 @@ __all__ = [
     "local_datetime",
     "podcast_label",
 ]
-
-
-def podcast_label(podcast: Podcast) -> str:
-    return podcast.title or podcast.id
 
 
 def local_datetime(moment: QDateTime) -> datetime:

@@ -35,13 +35,28 @@ from castdeck.services.starting import started_text
 from castdeck.store.jobs import Job
 from castdeck.store.outbox import OutboxEntry
 
+from ..cells import (
+    EPISODE_COLUMNS,
+    EPISODE_STATUSES,
+    PODCAST_FILTER,
+    STATUS_FILTER,
+    episode_created,
+    episode_generation,
+    episode_published,
+    episode_status,
+    episode_title,
+    format_time,
+    generation_text,
+    words,
+)
 from ..dialogs.episode_dialogs import EpisodeCreateDialog, EpisodeEditDialog, PublishDialog, podcast_label
 from ..dialogs.generate_dialog import GenerateDialog
 from ..forms import FormDialog
 from ..pane import link_label
+from ..pane_header import fit_filter
 from ..pickers import ComboPicker, host_feed, podcast_feed, source_feed
 from ..pictured import PicturedPane
-from ..resource_model import Column, format_time
+from ..resource_model import Column
 from ..widgets import alive, ask
 from .episode_cover import CoverReplacer
 from .hosts import plain_value
@@ -53,57 +68,20 @@ if TYPE_CHECKING:
 
 __all__ = ["STATUSES", "EpisodesPane", "PublishBlocked", "episode_columns", "generation_text"]
 
-STATUSES = {
-    "": "All statuses",
-    "draft": "Draft",
-    "scheduled": "Scheduled",
-    "published": "Published",
-    "in review": "In review",
-    "archived": "Archived",
-}
-
-
-def _words(value: str | None) -> str:
-    return (value or "").replace("_", " ")
-
-
-def generation_text(episode: Episode, *, short: bool = False) -> str:
-    generation = episode.generation
-    if generation is None:
-        return "" if short else "Not generated (an empty draft)"
-    state = _words(generation.state).capitalize() or "Unknown"
-    if generation.state == "generating":
-        phase = _words(generation.phase)
-        pct = generation.progress_pct
-        detail = phase + (f" {pct:.0f}%" if isinstance(pct, int | float) else "")
-        return f"{state} — {detail.strip()}" if detail.strip() else state
-    return state
+STATUSES = EPISODE_STATUSES
 
 
 def _live_text(job: Job) -> str:
     """The generation row from the tracker's live job (newer than the episode the list holds)."""
     if job.extra.get("accepting"):
         return job_text(job)
-    phase = _words(job.phase)
+    phase = words(job.phase)
     detail = phase + (f" {job.progress:.0f}%" if job.progress is not None else "")
     return f"Generating — {detail.strip()}" if detail.strip() else "Generating"
 
 
 def _generating(episode: Episode) -> bool:
     return episode.generation is not None and episode.generation.state == "generating"
-
-
-def _day(value: str | None) -> str:
-    """The local date of a timestamp (the time is in the tooltip and the details)."""
-    return format_time(value)[:10]
-
-
-def _published_or_scheduled(episode: Episode) -> str:
-    if episode.published_at:
-        return _day(episode.published_at)
-    if episode.scheduled_at:
-        return "for " + _day(episode.scheduled_at)
-    return ""
 
 
 def _published_tooltip(episode: Episode) -> str | None:
@@ -115,13 +93,14 @@ def _published_tooltip(episode: Episode) -> str | None:
 
 
 def episode_columns(names: NameBook) -> list[Column]:
+    """The Episodes list's columns; their texts are :mod:`castdeck.ui.cells`' (the early window's too)."""
     return [
-        Column("Title", lambda e: e.title or "(untitled)"),
-        Column("Podcast", lambda e: names.name("podcast", e.podcast_id) if e.podcast_id else ""),
-        Column("Status", lambda e: (e.status or "").capitalize()),
+        Column(EPISODE_COLUMNS[0], episode_title),
+        Column(EPISODE_COLUMNS[1], lambda e: names.name("podcast", e.podcast_id) if e.podcast_id else ""),
+        Column(EPISODE_COLUMNS[2], episode_status),
         Column(
-            "Generation",
-            lambda e: generation_text(e, short=True),
+            EPISODE_COLUMNS[3],
+            episode_generation,
             tooltip=lambda e: (
                 (e.generation.error_message if e.generation is not None else None)
                 or e.error_message
@@ -129,14 +108,14 @@ def episode_columns(names: NameBook) -> list[Column]:
             ),
         ),
         Column(
-            "Created",
-            lambda e: _day(e.created_at),
+            EPISODE_COLUMNS[4],
+            episode_created,
             sort_key=lambda e: e.created_at or "",
             tooltip=lambda e: format_time(e.created_at) or None,
         ),
         Column(
-            "Published",
-            _published_or_scheduled,
+            EPISODE_COLUMNS[5],
+            episode_published,
             sort_key=lambda e: e.published_at or e.scheduled_at or "",
             tooltip=_published_tooltip,
         ),
@@ -214,13 +193,14 @@ class EpisodesPane(PicturedPane):
             name="podcast filter",
             parent=self,
         )
-        self.podcast_filter.setMinimumWidth(180)
+        fit_filter(self.podcast_filter, PODCAST_FILTER[0], PODCAST_FILTER[1])
         self.podcast_filter.setToolTip("Show the episodes of one podcast")
         self.status_filter = QComboBox(self)
         self.status_filter.setAccessibleName("Status filter")
         self.status_filter.setToolTip("Show the episodes with one status")
         for value, shown in STATUSES.items():
             self.status_filter.addItem(shown, value)
+        fit_filter(self.status_filter, STATUS_FILTER[0], STATUS_FILTER[1])
         self.filters.addWidget(self.podcast_filter)
         self.filters.addWidget(self.status_filter)
         self.podcast_filter.changed.connect(self._filters_changed)
@@ -327,7 +307,7 @@ class EpisodesPane(PicturedPane):
 
     def card_subtitle(self, item: Episode) -> str:
         """Under a card's title: its state and the day that matters (published, or created)."""
-        published = _published_or_scheduled(item)
+        published = episode_published(item)
         if _generating(item):
             state = "Generating"
         elif item.status == "scheduled" and published:
@@ -336,7 +316,7 @@ class EpisodesPane(PicturedPane):
             return f"Published {published}"
         else:
             state = (item.status or "draft").capitalize()
-        day = _day(item.created_at)
+        day = episode_created(item)
         return f"{state} · {day}" if day else state
 
     def on_write_state(self, reason: str | None) -> None:

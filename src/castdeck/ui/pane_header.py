@@ -1,8 +1,13 @@
-"""The Table/Cards switch of a pane's header, and where each pane's chosen view is kept.
+"""Pieces of a pane's header: the Table/Cards switch (and where each pane's chosen view is kept),
+and the sizing of the filter boxes beside the heading.
 
-Light on purpose (QtCore, QtWidgets and the icons only): the early window draws the same switch
+The header fits the window's narrowest width (900 px, the sidebar beside it): the switch shows
+its icons (its names are in the tooltips and the accessible names), and the filter boxes may
+shrink to a few characters when the window is narrow (their lists show the whole names).
+
+Light on purpose (QtCore, QtWidgets and the icons only): the early window draws the same header
 before the rest of the app has loaded (:mod:`castdeck.ui.early`); :class:`castdeck.ui.pane_views.PaneViews`
-wires it to the views.
+wires the switch to the views.
 """
 
 from __future__ import annotations
@@ -10,16 +15,24 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QToolButton, QWidget
+from PySide6.QtWidgets import QButtonGroup, QComboBox, QHBoxLayout, QToolButton, QWidget
 
 from . import icons
 
-__all__ = ["SWITCH_STYLE", "TOGGLE_SHORTCUT", "VIEWS", "ViewSwitch", "chosen_view", "view_setting", "view_switch"]
+__all__ = [
+    "SWITCH_STYLE",
+    "TOGGLE_SHORTCUT",
+    "VIEWS",
+    "ViewSwitch",
+    "chosen_view",
+    "view_setting",
+    "view_switch",
+]
 
 TOGGLE_SHORTCUT = "Ctrl+Shift+V"
 VIEWS = ("table", "cards")
 SWITCH_STYLE = """
-QToolButton { padding: 2px 10px; border: 1px solid palette(mid); background: palette(button);
+QToolButton { padding: 2px 8px; border: 1px solid palette(mid); background: palette(button);
               color: palette(button-text); }
 QToolButton#viewSwitchFirst { border-top-left-radius: 4px; border-bottom-left-radius: 4px; border-right: none; }
 QToolButton#viewSwitchLast { border-top-right-radius: 4px; border-bottom-right-radius: 4px; }
@@ -71,9 +84,9 @@ def view_switch(parent: QWidget, title: str) -> ViewSwitch:
         button.setToolTip(f"{tip} ({TOGGLE_SHORTCUT})")
         button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         button.setAutoRaise(False)
-        if mode in names:
+        if mode in names:  # the icon alone; the text stays the button's name
             button.setIcon(icons.icon(mode))
-            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
         group.addButton(button)
         row.addWidget(button)
         buttons.append(button)
@@ -83,3 +96,11 @@ def view_switch(parent: QWidget, title: str) -> ViewSwitch:
     switch.setStyleSheet(SWITCH_STYLE)
     table_button.setChecked(True)
     return ViewSwitch(switch, table_button, cards_button)
+
+
+def fit_filter(combo: QComboBox, chars: int, least: int) -> None:
+    """Size a header's filter box for about ``chars`` characters, and let it shrink to ``least``
+    pixels when the window is narrow (the closed box elides; its list shows the whole names)."""
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(chars)
+    combo.setMinimumWidth(least)
