@@ -17,18 +17,19 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QImage, QImageReader, QPainter, QPainterPath, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
-    QStyle,
     QStyledItemDelegate,
-    QStyleOptionViewItem,
     QWidget,
 )
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QStyleOptionViewItem
 
 __all__ = [
     "PICTURE_ROW_HEIGHT",
@@ -253,6 +254,10 @@ class CoverDelegate(QStyledItemDelegate):
 
     def picture_rect(self, view: QAbstractItemView, index: QModelIndex) -> QRect:
         """Where the picture of ``index`` is drawn in ``view``'s viewport."""
+        # Here, not at the top: making QStyle's many enums costs about 6 ms, and the early window
+        # imports this module before its first paint (castdeck.startup).
+        from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
+
         opt = QStyleOptionViewItem()
         opt.rect = view.visualRect(index)
         opt.widget = view
