@@ -177,10 +177,14 @@ async def test_lost_answer_is_resent_with_the_same_key_and_creates_one_episode(
     await until(lambda: any(e.state == "pending" and e.attempts == 1 for e in seen))
     failed = next(e for e in seen if e.state == "pending" and e.attempts == 1)
     assert failed.last_error and "lost" in failed.last_error
+    assert outbox.next_resend is not None  # the fault scheduled a round of resends
 
     flushed = outbox.flush()
     assert flushed is not None
     await flushed
+    # everything has its answer: the scheduled round is called off (it would fire into nothing, or
+    # after a test's end, outside the loop)
+    assert outbox.next_resend is None
     await until(lambda: state_of(store, entry.id)() == "sent")
     sent = store.get(entry.id)
     assert sent is not None

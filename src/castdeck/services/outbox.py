@@ -272,6 +272,11 @@ class Outbox(QObject):
             return None
         return self._start(self._flush(), name="outbox flush")
 
+    @property
+    def next_resend(self) -> float | None:
+        """Seconds until the next round of resends, or None when none is due."""
+        return self._timer.remainingTime() / 1000 if self._timer.isActive() else None
+
     def entries(self) -> list[OutboxEntry]:
         return self._store.list(self.profile) + list(self._unsaved.values())
 
@@ -310,6 +315,8 @@ class Outbox(QObject):
                 answered.append(result)
                 if result.unsent:
                     break  # no answer: the others would fare no better; the timer or a reconnect resumes
+        if not self._closed and not await self._session.on_disk(self._store.pending, self.profile):
+            self._timer.stop()  # everything has its answer: no round of resends is due
         return answered
 
     async def _send(self, entry_id: str) -> OutboxEntry | None:
@@ -455,7 +462,7 @@ class Outbox(QObject):
             max_retry_after=self._max_delay,
         )
         self._faults += 1
-        remaining = self._timer.remainingTime() / 1000 if self._timer.isActive() else None
+        remaining = self.next_resend
         if remaining is None or delay < remaining:
             self._timer.start(max(1, round(delay * 1000)))
 
