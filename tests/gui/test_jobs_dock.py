@@ -271,3 +271,30 @@ async def test_a_job_past_its_deadline_is_still_running_and_can_be_checked_again
             )
         ) from None
     await quiet()
+
+
+@pytest.mark.asyncio
+async def test_the_dock_keeps_the_most_recently_ended_cards_and_forgets_older_jobs(
+    qtbot: QtBot, session: Session, background: Background
+) -> None:
+    """A long session does not grow the dock without end: past ``ended_kept`` finished cards, the
+    earliest ended leave the dock and the tracker forgets their jobs (as "Clear finished" does)."""
+    window = open_window(qtbot, session, background)
+    panel = window.jobs_panel
+    panel.ended_kept = 3
+    listed = await session.client.episodes.list().to_list()
+    finished = [str(e.id) for e in listed if e.generation is not None and e.generation.state == "completed"][
+        :5
+    ]
+    assert len(finished) == 5
+    for number, episode_id in enumerate(finished):  # each ends at its first poll
+        background.jobs.track("episode", episode_id, title=f"Finished {number}", first_poll_after=0)
+        await card_for(panel, f"job:episode:{episode_id}", "completed")
+    await until(lambda: panel.pending_builds() == 0)
+    kept = [e for e in finished if panel.card(f"job:episode:{e}") is not None]
+    assert kept == finished[2:]  # the three that ended last
+    assert [e for e in finished if background.jobs.job("episode", e) is not None] == kept
+    assert panel.summary.text() == "3 ended"
+    assert len(panel.list_widget.findChildren(JobCard)) == 3
+    await background.jobs.flush()
+    await quiet()

@@ -41,6 +41,11 @@ __all__ = ["JobsPanel"]
 
 BUILD_BATCH = 4
 """Cards built per turn of the event loop."""
+ENDED_KEPT = 50
+"""Cards of finished and failed jobs the dock keeps (the most recently ended): an older one leaves
+the dock and its job is forgotten, as "Clear finished" does, so a long session's dock (and job
+store) does not grow without end. Refused writes stay until the user acts on them."""
+CLEARED_STATES = ("completed", "failed")
 
 
 def _file_name(title: str, url: str, fallback: str) -> str:
@@ -66,6 +71,7 @@ class JobsPanel(QWidget):
         self._jobs: dict[str, Job] = {}
         self._entries: dict[str, OutboxEntry] = {}
         self._to_build: list[str] = []
+        self.ended_kept = ENDED_KEPT
 
         outer = QVBoxLayout(self)
         outer.setContentsMargins(6, 6, 6, 6)
@@ -204,7 +210,22 @@ class JobsPanel(QWidget):
             self._to_build.append(view.key)
             if not self._builder.isActive():
                 self._builder.start()
+        if view.state in CLEARED_STATES:
+            self._trim_ended()
         self._update_summary()
+
+    def _trim_ended(self) -> None:
+        """Keep the cards of the :attr:`ended_kept` most recently ended jobs (see :data:`ENDED_KEPT`)."""
+        ended = [v for v in self.views.values() if v.state in CLEARED_STATES]
+        if len(ended) <= self.ended_kept:
+            return
+        ended.sort(key=lambda v: v.ended_at or 0.0)  # stable: the first shown go first among equals
+        tracker = self.background.jobs if self.background is not None else None
+        for view in ended[: len(ended) - self.ended_kept]:
+            job = self._jobs.get(view.key)
+            self._drop(view.key)
+            if tracker is not None and job is not None and not tracker.is_following(job.kind, job.resource_id):
+                tracker.forget(job)
 
     def _drop(self, key: str) -> None:
         self.views.pop(key, None)
@@ -358,7 +379,7 @@ class JobsPanel(QWidget):
             return
         background.jobs.clear_finished()
         background.outbox.clear_done()
-        for key in [k for k, v in self.views.items() if v.state in ("completed", "failed")]:
+        for key in [k for k, v in self.views.items() if v.state in CLEARED_STATES]:
             self._drop(key)
 
     # --- downloads -------------------------------------------------------------------------------------------
