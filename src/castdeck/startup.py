@@ -166,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         if show_early(early) and os.environ.get(STARTUP_PROBE):
             print("painted", early.model.rowCount(), flush=True)
             said = True
+        early.decode_pictures()  # its covers come while the rest loads
         load_heavy(app)
     from castdeck.app import run_app
 

@@ -187,7 +187,9 @@ async def looks_alike(qtbot: QtBot, data: Path, args: argparse.Namespace, palett
             early = early_window(args, data)
             assert isinstance(early, EarlyWindow)
             early.show_busy()
-            await until(lambda e=early: e.first_painted and e.pictures_pending == 0)
+            await until(lambda e=early: e.first_painted)
+            early.decode_pictures()  # as the launch does once the first paint is on screen
+            await until(lambda e=early: e.pictures_pending == 0)
             assert early.images  # the covers kept by the first start, decoded and shown
             early_picture = early.grab()
             early_top = above_the_status_bar(early_picture, early)

@@ -57,6 +57,12 @@ _ROLES = frozenset(
     )
 )
 """The roles ``data`` answers; views ask many more (fonts, colours, check states) on every paint."""
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+_DECORATION = int(Qt.ItemDataRole.DecorationRole)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+_ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
+_SORT, _ITEM, _DESCRIPTION = int(SORT_ROLE), int(ITEM_ROLE), int(DESCRIPTION_ROLE)
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 AnyIndex = QModelIndex | QPersistentModelIndex
 
 
@@ -100,27 +106,36 @@ class ResourceTableModel(QAbstractTableModel):
     def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._columns)
 
-    def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role not in _ROLES or not index.isValid() or not (0 <= index.row() < len(self._items)):
+    def data(self, index: AnyIndex, role: int = _DISPLAY) -> Any:
+        # Asked about 700 times per paint of a screen of rows (seven roles per cell): plain int
+        # constants, and each of the index's values read once (an invalid index has row -1).
+        if role not in _ROLES:
             return None
-        item = self._items[index.row()]
-        column = self._columns[index.column()]
-        if role == Qt.ItemDataRole.DisplayRole:
+        row = index.row()
+        items = self._items
+        if not 0 <= row < len(items):
+            return None
+        item = items[row]
+        number = index.column()
+        column = self._columns[number]
+        if role == _DISPLAY:
             value = column.value(item)
             return "" if value is None else display_text(value)
-        if role == SORT_ROLE:
+        if role == _ALIGNMENT:
+            return _RIGHT if column.align_right else None
+        if role == _DECORATION:
+            return self.decorate(item) if number == 0 and self.decorate is not None else None
+        if role == _SORT:
             key = (column.sort_key or column.value)(item)
             return "" if key is None else key
-        if role == ITEM_ROLE:
+        if role == _ITEM:
             return item
-        if role == Qt.ItemDataRole.ToolTipRole and column.tooltip is not None:
+        if role == _TOOLTIP:
+            if column.tooltip is None:
+                return None
             tip = column.tooltip(item)
             return None if tip is None else display_text(tip)
-        if role == Qt.ItemDataRole.TextAlignmentRole and column.align_right:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.DecorationRole:
-            return self.decorate(item) if self.decorate is not None and index.column() == 0 else None
-        if role == DESCRIPTION_ROLE and self.describe is not None and index.column() == 0:
+        if role == _DESCRIPTION and number == 0 and self.describe is not None:
             return self.describe(item)
         return None
 

@@ -13,7 +13,6 @@ opening.
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
@@ -107,7 +106,8 @@ class EarlyWindow(QMainWindow):
     ``pictures_dir``: where the fetched pictures are kept (``castdeck.store.picture_files``). The
     rows first show their placeholder tiles; after the first paint the pictures of the rows in view
     that are on disk are decoded on worker threads, as the real list decodes them, and take their
-    place; the real list is handed them (:attr:`images`) so it does not decode them again."""
+    place (:meth:`decode_pictures`); the real list is handed them (:attr:`images`) so it does not
+    decode them again."""
 
     painted = Signal()
     closeRequested = Signal()
@@ -365,12 +365,13 @@ class EarlyWindow(QMainWindow):
         if not self.first_painted:
             self.first_painted = True
             QTimer.singleShot(0, self.painted.emit)  # once this paint is on screen
-            QTimer.singleShot(0, self._decode_pictures)
 
     # --- the pictures --------------------------------------------------------------------------------------
 
-    def _decode_pictures(self) -> None:
-        """Decode the pictures of the rows in view that are on disk, two at a time off this thread."""
+    def decode_pictures(self) -> None:
+        """Decode the pictures of the rows in view that are on disk, two at a time off this thread
+        (once: later calls do nothing). Called after the first paint has been announced: the
+        decoding threads take turns with this one, and the first paint must not wait for them."""
         if self.pictures_pending is not None:
             return
         wanted: dict[str, Path] = {}
@@ -387,6 +388,8 @@ class EarlyWindow(QMainWindow):
         if not wanted:
             self.picturesShown.emit()
             return
+        from concurrent.futures import ThreadPoolExecutor  # here: not before the first paint
+
         decoder = ThreadPoolExecutor(max_workers=2, thread_name_prefix="castdeck-early-pictures")
         for url, path in wanted.items():
             decoder.submit(self._decode, url, path)

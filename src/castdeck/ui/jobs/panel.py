@@ -224,7 +224,11 @@ class JobsPanel(QWidget):
         for view in ended[: len(ended) - self.ended_kept]:
             job = self._jobs.get(view.key)
             self._drop(view.key)
-            if tracker is not None and job is not None and not tracker.is_following(job.kind, job.resource_id):
+            if (
+                tracker is not None
+                and job is not None
+                and not tracker.is_following(job.kind, job.resource_id)
+            ):
                 tracker.forget(job)
 
     def _drop(self, key: str) -> None:
