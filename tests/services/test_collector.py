@@ -61,13 +61,18 @@ def test_a_due_full_collection_waits_while_the_user_types_and_runs_once_it_is_qu
     before = full_collections()
     kept = make_work()
     assert full_collections() == before  # due, but not run by the automatic collector
-    type_a_key(qtbot)
+    assert not collector.waiting
+    assert not collector.check()  # due from now: it waits, watching the input
+    assert collector.waiting
+    clock.now += collector.QUIET_FOR * 0.9
+    type_a_key(qtbot)  # the user is busy again
     clock.now += collector.QUIET_FOR / 2
     assert not collector.check()
     assert full_collections() == before
-    clock.now += collector.QUIET_FOR
-    assert collector.check()
+    clock.now += collector.QUIET_FOR / 2
+    assert collector.check()  # a quiet moment since the key
     assert (full_collections(), collector.collections, gc.get_count()[2]) == (before + 1, 1, 0)
+    assert not collector.waiting  # the input is no longer watched
     assert not collector.check()  # nothing due any more
     del kept
 
@@ -92,6 +97,7 @@ def test_the_timer_runs_the_checks_once_started(
     collector: QuietCollector, clock: Clock, qtbot: QtBot
 ) -> None:
     kept = make_work()
+    qtbot.waitUntil(lambda: collector.waiting, timeout=5000)
     clock.now += collector.QUIET_FOR + 1
     qtbot.waitUntil(lambda: collector.collections == 1, timeout=5000)
     del kept

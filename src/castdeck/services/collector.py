@@ -7,6 +7,11 @@ collector decides, while the list was paging: one long stall of the event loop
 takes a millisecond or two); full collections run from a timer once the user has not touched
 the keyboard or the mouse for a moment, or, when the app is never left alone, at most
 :attr:`QuietCollector.LONGEST_WAIT` seconds after they became due, so memory stays bounded.
+
+The input is watched (an event filter on the application) only while a full collection waits for
+its quiet moment: a Python filter on the application is called for every event the app handles
+(timers, paints, sockets), which cost a busy window about a tenth of its main thread
+(``benchmarks/background_load.py``). A wait therefore starts as if the user had just been busy.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ class QuietCollector(QObject):
         self._saved: tuple[int, int, int] | None = None
         self._last_input = clock()
         self._due_since: float | None = None
+        """When the full collection now waiting became due (None: none waits; input is not watched)."""
         self.collections = 0
         """Full collections run (tests and benchmarks read it)."""
 
@@ -69,7 +75,6 @@ class QuietCollector(QObject):
         young, middle, full = gc.get_threshold()
         self._saved = (young, middle, full)
         gc.set_threshold(young, middle, _NEVER)
-        app.installEventFilter(self)
         self._timer.start()
 
     def stop(self) -> None:
@@ -79,9 +84,19 @@ class QuietCollector(QObject):
         gc.set_threshold(*self._saved)
         self._saved = None
         self._timer.stop()
-        app = QCoreApplication.instance()
-        if app is not None:
-            app.removeEventFilter(self)
+        self._stop_waiting()
+
+    @property
+    def waiting(self) -> bool:
+        """A full collection is due and waits for a quiet moment (the input is watched)."""
+        return self._due_since is not None
+
+    def _stop_waiting(self) -> None:
+        if self._due_since is not None:
+            self._due_since = None
+            app = QCoreApplication.instance()
+            if app is not None:
+                app.removeEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if int(event.type()) in _INPUT:
@@ -95,15 +110,19 @@ class QuietCollector(QObject):
             return False
         # What the automatic collector counts: middle-generation collections since the last full one.
         if gc.get_count()[2] < self._saved[2]:
-            self._due_since = None
+            self._stop_waiting()
             return False
         now = self._clock()
-        if self._due_since is None:
-            self._due_since = now
+        if self._due_since is None:  # due from now: watch the input, counting from a busy moment
+            self._due_since = self._last_input = now
+            app = QCoreApplication.instance()
+            if app is not None:
+                app.installEventFilter(self)
+            return False
         quiet = now - self._last_input >= self.QUIET_FOR
         if not quiet and now - self._due_since < self.LONGEST_WAIT:
             return False
+        self._stop_waiting()
         gc.collect()
-        self._due_since = None
         self.collections += 1
         return True
