@@ -216,3 +216,26 @@ async def test_every_pane_in_each_of_its_views_light_and_dark(
     finally:
         app.setPalette(light)
     await quiet()
+
+
+@pytest.mark.asyncio
+async def test_the_network_indicator_shows_while_requests_run_and_lingers_without_moving_the_status_bar(
+    qtbot: QtBot, session: Session, background: Background
+) -> None:
+    """Polling jobs start and end requests many times a second: the indicator shows while any is in
+    flight, stays a moment after the last, and keeps its room while hidden (no relayout)."""
+    window = await open_window(qtbot, session, background)
+    status = window.status
+    await quiet()
+    await until(lambda: status.activity.isHidden(), timeout=5)
+    balance_at = status.balance.geometry()
+    seen: list[bool] = []
+    session.activityChanged.connect(lambda n: seen.append(n > 0 and status.activity.isVisible()))
+    await session.refresh_account()  # a request through the session
+    assert True in seen  # shown while the request was in flight
+    assert status.activity.isVisible()  # and still, just after the last ended
+    assert status.balance.geometry() == balance_at
+    await until(lambda: status.activity.isHidden(), timeout=5)
+    assert status.balance.geometry() == balance_at  # its room kept: nothing beside it moved
+    assert status.activity.toolTip() == "1 request(s) in flight"
+    await quiet()

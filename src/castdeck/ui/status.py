@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import contextlib
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QHideEvent
 from PySide6.QtGui import Qt as GuiQt
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 
@@ -29,6 +30,10 @@ def format_credits(value: float | int | None) -> str:
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
 
 
+ACTIVITY_LINGER_MS = 400
+"""The network activity indicator stays this long after the last request has ended."""
+
+
 class StatusBar(QStatusBar):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -49,7 +54,19 @@ class StatusBar(QStatusBar):
         self.activity.setMaximumHeight(14)
         self.activity.setTextVisible(False)
         self.activity.setRange(0, 0)
+        # Shown while requests are in flight, hidden once none has been for a moment: with jobs
+        # polling it would otherwise come and go many times a second, and it keeps its room
+        # while hidden, so neither relays out the status bar.
+        policy = self.activity.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.activity.setSizePolicy(policy)
         self.activity.hide()
+        self._activity_tip = ""
+        self._quiet = QTimer(self)
+        self._quiet.setObjectName("network activity hides")
+        self._quiet.setSingleShot(True)
+        self._quiet.setInterval(ACTIVITY_LINGER_MS)
+        self._quiet.timeout.connect(self.activity.hide)
         for widget in (self.connection, self.organization, self.plan, self.balance):
             self.addPermanentWidget(widget)
         self.addPermanentWidget(self.activity)
@@ -86,6 +103,19 @@ class StatusBar(QStatusBar):
         self.plan.setText(f"Plan: {display_text(account.plan)}")
         self.balance.setText(f"Credits: {format_credits(account.credits.balance)}")
 
+    def hideEvent(self, event: QHideEvent) -> None:  # the window closed: nothing is left to hide later
+        self._quiet.stop()
+        self.activity.hide()
+        super().hideEvent(event)
+
     def _activity(self, in_flight: int) -> None:
-        self.activity.setVisible(in_flight > 0)
-        self.activity.setToolTip(f"{in_flight} request(s) in flight")
+        if in_flight > 0:
+            self._quiet.stop()
+            if self.activity.isHidden():
+                self.activity.show()
+            tip = f"{in_flight} request(s) in flight"
+            if tip != self._activity_tip:
+                self._activity_tip = tip
+                self.activity.setToolTip(tip)
+        elif not self._quiet.isActive() and not self.activity.isHidden():
+            self._quiet.start()

@@ -227,6 +227,7 @@ class CardText(QWidget):
         super().__init__(parent)
         self._right = right
         self._text = ""
+        self._tip = ""
         self._max_lines = lines
         self._color: QColor | None = None
         self._muted = muted
@@ -246,7 +247,10 @@ class CardText(QWidget):
             return
         lines_before = self._lines()
         self._text = text
-        self.setToolTip(text if len(text) > 40 or "\n" in text else "")
+        tip = text if len(text) > 40 or "\n" in text else ""
+        if tip != self._tip:  # each set sends the widget an event: the elapsed times change every second
+            self._tip = tip
+            self.setToolTip(tip)
         self.setAccessibleDescription(text)
         if self._lines() != lines_before:
             self.updateGeometry()
