@@ -11,9 +11,6 @@ from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QHBoxLayout,
-    QLabel,
-    QListWidget,
-    QListWidgetItem,
     QMainWindow,
     QPushButton,
     QStackedWidget,
@@ -33,6 +30,7 @@ from .pane import ResourcePane
 from .panes import PaneSpec, pane_specs
 from .status import StatusBar
 from .widgets import Banner
+from .window_frame import pane_icon, sandbox_strip, sidebar, sidebar_item
 
 __all__ = ["MainWindow"]
 
@@ -46,14 +44,6 @@ OPEN_PANES = {
     "podcast_analytics": "Analytics",
 }
 """Which pane shows an item of each kind (a job card's or a pane's "Open")."""
-
-SIDEBAR_ICON_SIZE = QSize(18, 18)
-
-
-def pane_icon(title: str, *, menu: bool = False) -> QIcon:
-    """A pane's icon: the one named like it ("Podcasts" -> ``podcasts``), or none."""
-    name = title.lower()
-    return icons.icon(name, menu=menu) if name in icons.icon_names() else QIcon()
 
 
 class MainWindow(QMainWindow):
@@ -83,13 +73,7 @@ class MainWindow(QMainWindow):
         outer = QVBoxLayout(central)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(0)
-        self.sandbox_strip = QLabel(central)
-        self.sandbox_strip.setObjectName("sandbox_strip")
-        self.sandbox_strip.setAccessibleName("Sandbox")
-        self.sandbox_strip.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.sandbox_strip.setStyleSheet(
-            "QLabel#sandbox_strip { background: #f9a825; color: #000; font-weight: bold; padding: 3px; }"
-        )
+        self.sandbox_strip = sandbox_strip(central)
         self.sandbox_strip.hide()
         outer.addWidget(self.sandbox_strip)
         self.banner = Banner(central)
@@ -111,14 +95,7 @@ class MainWindow(QMainWindow):
         body = QHBoxLayout()
         body.setContentsMargins(0, 0, 0, 0)
         body.setSpacing(0)
-        self.sidebar = QListWidget(central)
-        self.sidebar.setObjectName("sidebar")
-        self.sidebar.setAccessibleName("Navigation")
-        self.sidebar.setFixedWidth(180)
-        self.sidebar.setSpacing(1)
-        self.sidebar.setIconSize(SIDEBAR_ICON_SIZE)
-        self.sidebar.setStyleSheet("QListWidget#sidebar { border: none; padding-top: 6px; font-size: 11pt; }"
-                                   "QListWidget#sidebar::item { padding: 6px 10px; }")  # fmt: skip
+        self.sidebar = sidebar(central)
         self.stack = QStackedWidget(central)
         body.addWidget(self.sidebar)
         body.addWidget(self.stack, 1)
@@ -162,19 +139,12 @@ class MainWindow(QMainWindow):
         self.background = background
         for number, spec in enumerate(self._specs, start=1):
             self.stack.addWidget(QWidget(self.stack))  # the pane itself is built when first shown
-            shortcut = f"Ctrl+{number % 10}" if number <= 10 else ""
-            item = QListWidgetItem(pane_icon(spec.title), spec.title)
-            item.setToolTip(f"{spec.title} ({shortcut})" if shortcut else spec.title)
-            item.setData(Qt.ItemDataRole.AccessibleTextRole, spec.title)
-            self.sidebar.addItem(item)
+            self.sidebar.addItem(sidebar_item(number, spec.title))
         self.status.bind(session)
         self.bind_background(background)
         self.first_steps.bind(session)
         sandbox = session.profile.sandbox
         self.sandbox_strip.setVisible(sandbox)
-        self.sandbox_strip.setText(
-            "SANDBOX — the embedded local service with demo data; nothing here reaches the real service"
-        )
         title = f"Castdeck — {session.profile.name}"
         self.setWindowTitle(
             title + (" (Sandbox)" if sandbox and "Sandbox" not in session.profile.name else "")

@@ -36,8 +36,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QListWidget,
-    QListWidgetItem,
     QMainWindow,
     QPushButton,
     QScrollArea,
@@ -51,14 +49,13 @@ from PySide6.QtWidgets import (
 
 from castdeck.store.picture_files import picture_key
 
-from .. import icons
 from ..cover_delegate import PICTURE_ROW_HEIGHT, CoverDelegate, decode_picture, small_tile
 from ..flow_layout import FlowLayout, flow_policy
 from ..pane_header import fit_filter, view_switch
+from ..window_frame import sandbox_strip, sidebar, sidebar_item
 
 __all__ = ["EarlyPane", "EarlyPicture", "EarlyWindow"]
 
-SIDEBAR_ICON_SIZE = QSize(18, 18)
 PICTURE_SIDE = CoverDelegate.SIDE
 PICTURE_SIZE = QSize(PICTURE_SIDE, PICTURE_SIDE)
 """The size a row's picture is decoded at, as the pane's ``CoverDelegate`` asks for it."""
@@ -149,36 +146,13 @@ class EarlyWindow(QMainWindow):
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(0)
         if sandbox:  # the main window's strip (hidden there otherwise)
-            strip = QLabel(central)
-            strip.setObjectName("sandbox_strip")
-            strip.setAccessibleName("Sandbox")
-            strip.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            strip.setStyleSheet(
-                "QLabel#sandbox_strip { background: #f9a825; color: #000; font-weight: bold; padding: 3px; }"
-            )
-            strip.setText(
-                "SANDBOX — the embedded local service with demo data; nothing here reaches the real service"
-            )
-            outer.addWidget(strip)
+            outer.addWidget(sandbox_strip(central))
         body = QHBoxLayout()
         body.setContentsMargins(0, 0, 0, 0)
         body.setSpacing(0)
-        self.sidebar = QListWidget(central)
-        self.sidebar.setObjectName("sidebar")
-        self.sidebar.setAccessibleName("Navigation")
-        self.sidebar.setFixedWidth(180)
-        self.sidebar.setSpacing(1)
-        self.sidebar.setIconSize(SIDEBAR_ICON_SIZE)
-        self.sidebar.setStyleSheet("QListWidget#sidebar { border: none; padding-top: 6px; font-size: 11pt; }"
-                                   "QListWidget#sidebar::item { padding: 6px 10px; }")  # fmt: skip
-        names = icons.icon_names()
+        self.sidebar = sidebar(central)
         for number, name in enumerate(pane_titles, start=1):
-            glyph = icons.icon(name.lower()) if name.lower() in names else None
-            item = QListWidgetItem(glyph, name) if glyph is not None else QListWidgetItem(name)
-            shortcut = f"Ctrl+{number % 10}" if number <= 10 else ""
-            item.setToolTip(f"{name} ({shortcut})" if shortcut else name)
-            item.setData(Qt.ItemDataRole.AccessibleTextRole, name)
-            self.sidebar.addItem(item)
+            self.sidebar.addItem(sidebar_item(number, name))
         if pane.title in pane_titles:
             self.sidebar.setCurrentRow(pane_titles.index(pane.title))
         body.addWidget(self.sidebar)
