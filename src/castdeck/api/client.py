@@ -15,6 +15,7 @@ from types import TracebackType
 import httpx
 
 from .budget import RequestBudget
+from .network_thread import NetworkThread
 from .resources import (
     AccountResource,
     EpisodesResource,
@@ -44,7 +45,10 @@ class Client:
         http_transport: httpx.AsyncBaseTransport | None = None,
         signed_transport: httpx.AsyncBaseTransport | None = None,
         budget: RequestBudget | None = None,
+        network_thread: bool = False,
     ) -> None:
+        """``network_thread``: send the service's requests from a thread of the client's own (the
+        app's UI loop then does none of httpx's work; see :mod:`castdeck.api.network_thread`)."""
         self.transport = Transport(
             base_url,
             api_key,
@@ -53,6 +57,7 @@ class Client:
             http_transport=http_transport,
             signed_transport=signed_transport,
             budget=budget,
+            network=NetworkThread() if network_thread else None,
         )
         self.account = AccountResource(self)
         self.podcasts = PodcastsResource(self)
