@@ -51,6 +51,8 @@ ACTION_LABELS = {
 }
 
 PROBLEM = "#c62828"
+ENDED_STATES = ("completed", "failed", "rejected")
+"""A card's states once its work has ended (:attr:`CardView.ended`)."""
 STATE_COLORS = {"failed": PROBLEM, "rejected": PROBLEM, "completed": "#2e7d32", "still_running": "#b26a00"}
 
 RECOVERY_ADVICE = {
@@ -85,7 +87,7 @@ class CardView:
 
     @property
     def ended(self) -> bool:
-        return self.state in ("completed", "failed", "rejected")
+        return self.state in ENDED_STATES
 
     @property
     def busy(self) -> bool:
@@ -389,10 +391,14 @@ class JobCard(QFrame):
             layout.addLayout(row)
         self.buttons: dict[str, QToolButton] = {}
         self._shown_actions: tuple[str, ...] | None = None
+        self._shown: CardView | None = None
         self.show_view(view)
 
     def show_view(self, view: CardView) -> None:
-        self.view = view
+        self.view = view  # its links may be new
+        if view == self._shown:  # most polls of a running job change nothing a card shows
+            return
+        self._shown = view
         self.kind_label.setText(KIND_LABELS.get(view.kind, view.kind).upper())
         self.title_label.setText(view.title)
         self.status_label.setText(view.status)

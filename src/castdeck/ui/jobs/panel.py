@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import re
 import time
+from collections import Counter
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -35,7 +36,7 @@ from castdeck.store.kinds import MEDIA_KINDS, collection_of
 from castdeck.store.outbox import OutboxEntry
 
 from ..widgets import Banner, alive, ask, open_web_link
-from .card import CardView, JobCard, entry_view, job_key, job_view
+from .card import ENDED_STATES, CardView, JobCard, entry_view, job_key, job_view
 
 __all__ = ["JobsPanel"]
 
@@ -68,6 +69,9 @@ class JobsPanel(QWidget):
         self.background: Background | None = None
         self.cards: dict[str, JobCard] = {}
         self.views: dict[str, CardView] = {}
+        self._states: Counter[str] = Counter()
+        """How many of :attr:`views` are in each state (kept as views come and go: the summary is
+        asked for at every poll of every job, and counting 200 views each time showed in profiles)."""
         self._jobs: dict[str, Job] = {}
         self._entries: dict[str, OutboxEntry] = {}
         self._to_build: list[str] = []
@@ -153,6 +157,7 @@ class JobsPanel(QWidget):
         self._builder.stop()  # nothing of the old session's is left to build or to sum up
         self._uploads_timer.stop()
         self.cards, self.views, self._jobs, self._entries, self._to_build = {}, {}, {}, {}, []
+        self._states.clear()
         self.background = background
         if background is not None:
             background.jobs.jobChanged.connect(self._job_changed)
@@ -201,7 +206,11 @@ class JobsPanel(QWidget):
                 self._put(job_view(job, online=self._online()))
 
     def _put(self, view: CardView) -> None:
-        known = view.key in self.views
+        old = self.views.get(view.key)
+        known = old is not None
+        if old is not None:
+            self._states[old.state] -= 1
+        self._states[view.state] += 1
         self.views[view.key] = view
         card = self.cards.get(view.key)
         if card is not None:
@@ -216,9 +225,9 @@ class JobsPanel(QWidget):
 
     def _trim_ended(self) -> None:
         """Keep the cards of the :attr:`ended_kept` most recently ended jobs (see :data:`ENDED_KEPT`)."""
-        ended = [v for v in self.views.values() if v.state in CLEARED_STATES]
-        if len(ended) <= self.ended_kept:
+        if sum(self._states[state] for state in CLEARED_STATES) <= self.ended_kept:
             return
+        ended = [v for v in self.views.values() if v.state in CLEARED_STATES]
         ended.sort(key=lambda v: v.ended_at or 0.0)  # stable: the first shown go first among equals
         tracker = self.background.jobs if self.background is not None else None
         for view in ended[: len(ended) - self.ended_kept]:
@@ -232,7 +241,9 @@ class JobsPanel(QWidget):
                 tracker.forget(job)
 
     def _drop(self, key: str) -> None:
-        self.views.pop(key, None)
+        view = self.views.pop(key, None)
+        if view is not None:
+            self._states[view.state] -= 1
         self._jobs.pop(key, None)
         card = self.cards.pop(key, None)
         if card is not None:
@@ -260,11 +271,11 @@ class JobsPanel(QWidget):
         return len(self._to_build)
 
     def _update_summary(self) -> None:
-        views = list(self.views.values())
-        running = sum(1 for v in views if v.state == "running")
-        waiting = sum(1 for v in views if v.state in ("sending", "waiting"))
-        ended = sum(1 for v in views if v.ended)
-        still = sum(1 for v in views if v.state == "still_running")
+        states = self._states
+        running = states["running"]
+        waiting = states["sending"] + states["waiting"]
+        ended = sum(states[state] for state in ENDED_STATES)
+        still = states["still_running"]
         parts = []
         if running:
             parts.append(f"{running} running")
@@ -274,9 +285,9 @@ class JobsPanel(QWidget):
             parts.append(f"{still} to check again")
         if ended:
             parts.append(f"{ended} ended")
-        self.summary.setText(" · ".join(parts) if parts else "No jobs")
+        self.summary.setText(" · ".join(parts) if parts else "No jobs")  # Qt skips an unchanged text
         self.clear_button.setEnabled(ended > 0)
-        self.empty_label.setVisible(not views)
+        self.empty_label.setVisible(not self.views)
 
     def _uploads_changed(self, *_: object) -> None:
         if not self._uploads_timer.isActive():
