@@ -45,8 +45,23 @@ def healthy(report: SoakReport) -> bool:
     )
 
 
+def pyav_loaded(when: str) -> bool:
+    """PyAV (``av``) must never be loaded in this process: it bundles its own FFmpeg, and QtMultimedia's
+    FFmpeg plays media here; with both loaded the soak crashed (heap corruption). Says so when it is."""
+    if "av" not in sys.modules:
+        return False
+    print(
+        f"PyAV (the 'av' module) is loaded in the soak process {when}: it must not be (two FFmpeg builds "
+        "in one process corrupt memory); make media with PyAV in a child process (tests/media_child.py)",
+        flush=True,
+    )
+    return True
+
+
 def main() -> int:
     faulthandler.enable()  # a crash says where it happened
+    if pyav_loaded("at the start"):
+        return 2
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--seed", type=int, default=7)
@@ -82,6 +97,8 @@ def main() -> int:
                 print(outcome.text(), flush=True)
                 ok = ok and outcome.ok
     print("\nall figures hold" if ok else "\nSOME FIGURES DO NOT HOLD", flush=True)
+    if pyav_loaded("at the end"):
+        return 2
     return 0 if ok else 1
 
 

@@ -54,6 +54,55 @@ def _collect_garbage_between_tests() -> Iterator[None]:
     gc.collect()
 
 
+# --- PyAV never in the test process --------------------------------------------------------------------------
+
+
+class _PyAVImportWatch:
+    """Notes where ``av`` was first imported from (a meta path finder that never finds anything)."""
+
+    def __init__(self) -> None:
+        self.where = ""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name == "av" and not self.where:
+            import traceback
+
+            machinery = ("importlib", "_pytest", "pluggy")  # frames that only say how pytest got there
+            frames = [
+                f for f in traceback.extract_stack()[:-1] if not any(m in f.filename for m in machinery)
+            ]
+            self.where = "".join(traceback.format_list(frames[-6:]))
+
+
+_PYAV_IMPORT = _PyAVImportWatch()
+sys.meta_path.insert(0, _PYAV_IMPORT)
+
+
+@pytest.fixture(autouse=True)
+def _no_pyav_in_the_test_process() -> Iterator[None]:
+    """Fail a test after which PyAV (``av``) is loaded in the test process.
+
+    PyAV bundles its own FFmpeg (libavcodec 62) and QtMultimedia's FFmpeg backend (libavcodec 61)
+    plays media in this process: with both loaded, the GUI tests and the soak crashed with heap
+    corruption. Media is made and decoded with PyAV in a child process: tests/media_child.py."""
+    before = "av" in sys.modules
+    yield
+    if "av" in sys.modules:
+        when = (
+            "before this test started (at collection, or by an earlier test)"
+            if before
+            else "during this test"
+        )
+        pytest.fail(
+            f"PyAV (the 'av' module) was loaded in the test process {when}; it must never be: "
+            "QtMultimedia's FFmpeg is loaded here, and the two FFmpeg builds corrupt each other's "
+            "memory. Make and decode media with PyAV in a child process with tests/media_child.py "
+            "(probe, mp3_bytes, in_child). It was first imported from:\n"
+            + (_PYAV_IMPORT.where or "(unknown)"),
+            pytrace=False,
+        )
+
+
 # --- nothing outlives its test: asyncio tasks, QTimers, QThreads ---------------------------------------------
 
 TOLERATED_TASKS: dict[str, str] = {}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import io
 import json
 import time
@@ -14,11 +15,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import av
 import httpx
-import numpy as np
 from PIL import Image
 
+from tests import media_child
 from tests.conftest import wait_for
 
 ODP = "application/vnd.oasis.opendocument.presentation"
@@ -96,20 +96,11 @@ def odp_bytes(pages: int) -> bytes:
     return buffer.getvalue()
 
 
+@functools.lru_cache(maxsize=16)
 def mp3_bytes(seconds: float = 1.0, rate: int = 22050) -> bytes:
-    buffer = io.BytesIO()
-    with av.open(buffer, "w", format="mp3") as container:
-        stream = container.add_stream("libmp3lame", rate=rate)
-        stream.layout = "mono"
-        t = np.arange(int(rate * seconds)) / rate
-        samples = (np.sin(2 * np.pi * 440 * t) * 0.3).astype("float32").reshape(1, -1)
-        frame = av.AudioFrame.from_ndarray(samples, format="fltp", layout="mono")
-        frame.sample_rate = rate
-        for packet in stream.encode(frame):
-            container.mux(packet)
-        for packet in stream.encode(None):
-            container.mux(packet)
-    return buffer.getvalue()
+    """A mono MP3 of a 440 Hz tone, made with PyAV in a child process (never in the test process:
+    see tests/media_child.py). The same arguments give the same bytes, so they are made once."""
+    return media_child.mp3_bytes(seconds, rate)
 
 
 # --- the upload steps over plain HTTP ---------------------------------------------------------------------

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
-import av
 import httpx
 import pytest
 from PIL import Image
@@ -26,6 +25,7 @@ from castdeck.api.models import (
     PublishResult,
     WordTimestamps,
 )
+from tests import media_child
 from tests.conftest import OTHER_KEY, RunningSandbox, assert_problem, field_names, start_sandbox, wait_for
 
 EPISODE_FIELDS = (
@@ -99,11 +99,9 @@ def cue_times(body: str, separator: str) -> list[tuple[float, float]]:
 
 
 def decoded_seconds(content: bytes) -> float:
-    """Decode every audio frame (proves the file is real) and return the decoded duration."""
-    with av.open(io.BytesIO(content), mode="r") as container:
-        stream = container.streams.audio[0]
-        samples = sum(frame.samples for frame in container.decode(stream))
-        return samples / float(stream.rate)
+    """Decode every audio frame (proves the file is real) and return the decoded duration (PyAV, in a
+    child process: tests/media_child.py)."""
+    return media_child.probe(content).audio[0].seconds
 
 
 # fixtures ----------------------------------------------------------------------------------------------------

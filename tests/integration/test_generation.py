@@ -6,16 +6,15 @@ and 8, against the sandbox (``--speed 50``).
 
 from __future__ import annotations
 
-import io
 import re
 import secrets
 import time
 from typing import Any
 
-import av
 import httpx
 import pytest
 
+from tests import media_child
 from tests.conftest import (
     DEMO_KEY,
     OTHER_KEY,
@@ -143,19 +142,17 @@ def spoken_words(timestamps: dict[str, Any]) -> list[str]:
 
 
 def media_seconds(url: str, kind: str) -> float:
-    """Download a signed URL without the API key and decode it fully with PyAV; the decoded length."""
+    """Download a signed URL without the API key and decode it fully with PyAV (in a child process:
+    tests/media_child.py); the decoded length."""
     response = httpx.get(url, timeout=30.0)
     assert response.status_code == 200, response.status_code
-    with av.open(io.BytesIO(response.content), mode="r") as container:
-        if kind == "audio":
-            assert container.format.name == "mp3", container.format.name
-            stream = container.streams.audio[0]
-            samples = sum(int(frame.samples) for frame in container.decode(stream))
-            return samples / float(stream.rate)
-        video = container.streams.video[0]
-        frames = [frame.time for frame in container.decode(video) if frame.time is not None]
-        assert len(frames) > 1
-        return max(frames)
+    media = media_child.probe(response.content)
+    if kind == "audio":
+        assert media.format_name == "mp3", media.format_name
+        return media.audio[0].seconds
+    video = media.video[0]
+    assert video.timed_frames > 1 and video.last_time is not None
+    return video.last_time
 
 
 def two_host_script(h1: str, h2: str) -> dict[str, Any]:

@@ -1,4 +1,7 @@
-"""Real speech (eSpeak NG) and real media (PyAV): synthesis, narration, MP3, MP4, worker entry points."""
+"""Real speech (eSpeak NG) and real media (PyAV): synthesis, narration, MP3, MP4, worker entry points.
+
+What encodes or decodes with PyAV runs in a child process (tests/media_child.py): PyAV's FFmpeg must not be
+loaded next to QtMultimedia's in the test process."""
 
 from __future__ import annotations
 
@@ -9,7 +12,6 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
-import av
 import numpy as np
 import pytest
 from PIL import Image
@@ -27,6 +29,7 @@ from castdeck.sandbox.render import (
     render_video,
 )
 from castdeck.sandbox.speech import Speech, VoiceSpec, available_variants, synthesize
+from tests.media_child import in_child, probe
 
 SENTENCE = "The quick brown fox jumps over the lazy dog, and then it runs home for dinner."
 US = VoiceSpec("en-US", "en-us", "m3")
@@ -112,21 +115,15 @@ def test_narrate_shifts_timestamps_and_labels_speakers() -> None:
     assert narration.words[-1].end <= narration.duration
 
 
-def decoded_duration(path: Path) -> float:
-    with av.open(str(path)) as container:
-        samples = sum(frame.samples for frame in container.decode(audio=0))
-        return samples / container.streams.audio[0].rate
-
-
 def test_encode_mp3_round_trip(tmp_path: Path) -> None:
     narration = narrate(two_turns())
     path = tmp_path / "episode.mp3"
-    encode_mp3(narration, path)
-    with av.open(str(path)) as container:
-        assert container.format.name == "mp3"
-        stream = container.streams.audio[0]
-        assert stream.codec_context.name.startswith("mp3") and stream.channels == 1
-    assert decoded_duration(path) == pytest.approx(narration.duration, abs=0.15)
+    in_child(encode_mp3, narration, path)
+    media = probe(path)
+    assert media.format_name == "mp3"
+    stream = media.audio[0]
+    assert stream.codec is not None and stream.codec.startswith("mp3") and stream.channels == 1
+    assert stream.seconds == pytest.approx(narration.duration, abs=0.15)
 
 
 def test_render_video_mp4(tmp_path: Path) -> None:
@@ -135,17 +132,16 @@ def test_render_video_mp4(tmp_path: Path) -> None:
     Image.new("RGB", (320, 200), (200, 40, 40)).save(picture)
     slides = [Slide(0.0, "Welcome", "An episode about foxes."), Slide(1.5, "Guest", "Say hello.", picture)]
     path = tmp_path / "video.mp4"
-    render_video(path, narration, slides, size=(320, 180), captions=True, motion="dynamic")
-    with av.open(str(path)) as container:
-        assert len(container.streams.video) == 1 and len(container.streams.audio) == 1
-        video, audio = container.streams.video[0], container.streams.audio[0]
-        assert video.codec_context.name == "h264" and audio.codec_context.name == "aac"
-        assert (video.width, video.height) == (320, 180)
-        for stream in (video, audio):
-            assert stream.duration is not None and stream.time_base is not None
-            assert float(stream.duration * stream.time_base) == pytest.approx(narration.duration, abs=0.1)
-        frames = list(container.decode(video=0))
-        assert frames and frames[0].format.name == "yuv420p"
+    in_child(render_video, path, narration, slides, size=(320, 180), captions=True, motion="dynamic")
+    media = probe(path)
+    assert len(media.video) == 1 and len(media.audio) == 1
+    video, audio = media.video[0], media.audio[0]
+    assert video.codec == "h264" and audio.codec == "aac"
+    assert (video.width, video.height) == (320, 180)
+    for stream in (video, audio):
+        assert stream.duration is not None  # the stream's duration and time base, in seconds
+        assert stream.duration == pytest.approx(narration.duration, abs=0.1)
+    assert video.frames and video.first_format == "yuv420p"
 
 
 def test_render_cover(tmp_path: Path) -> None:
@@ -161,7 +157,7 @@ def turn_specs() -> list[dict[str, object]]:
 
 def test_render_episode_and_failure(tmp_path: Path) -> None:
     spec = {"turns": turn_specs(), "audio_path": str(tmp_path / "e.mp3"), "video_path": None, "title": "T"}
-    result = render_episode({**spec, "fail": False})
+    result = in_child(render_episode, {**spec, "fail": False})
     assert result["duration"] > 2.0 and Path(result["audio_path"]).stat().st_size > 1000
     assert result["words"][0][2] == "Hello" and result["words"][-1][3] == 1
     with pytest.raises(SynthesisFailed) as info:

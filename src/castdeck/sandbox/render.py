@@ -17,13 +17,19 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import av
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont, ImageOps
 
 from castdeck.sandbox.speech import Int16Array, Speech, VoiceSpec, synthesize
+
+if TYPE_CHECKING:
+    import av
+
+# PyAV (``av``) is imported inside the functions that encode, never at module level: it bundles its own
+# FFmpeg, which must not be loaded next to QtMultimedia's in one process (the test process imports this
+# module; the sandbox renders media in child processes).
 
 __all__ = [
     "Narration",
@@ -151,6 +157,8 @@ def _samples_of(source: AudioSource, sample_rate: int | None) -> tuple[Int16Arra
 def _audio_frames(
     samples: Int16Array, sample_rate: int, fmt: str, chunk: float = 1.0
 ) -> Iterator[av.AudioFrame]:
+    import av
+
     step = max(1, int(sample_rate * chunk))
     for start in range(0, len(samples), step):
         part = samples[start : start + step]
@@ -175,6 +183,8 @@ def encode_mp3(
 
     The file appears atomically at ``path`` once complete.
     """
+    import av
+
     samples, rate = _samples_of(source, sample_rate)
     if len(samples) == 0:
         samples = np.zeros(rate // 10, dtype=np.int16)  # an empty MP3 is not a valid file: 0.1 s of silence
@@ -505,6 +515,8 @@ def render_video(
     Each slide shows from its ``start`` until the next one's. ``motion="dynamic"`` slowly zooms into each
     slide; ``"auto"`` zooms when a slide has a picture. The file appears atomically at ``path``.
     """
+    import av
+
     if motion not in _MOTIONS:
         raise ValueError(f"unknown motion {motion!r}")
     if motion == "auto":
