@@ -298,3 +298,47 @@ async def test_the_dock_keeps_the_most_recently_ended_cards_and_forgets_older_jo
     assert len(panel.list_widget.findChildren(JobCard)) == 3
     await background.jobs.flush()
     await quiet()
+
+
+@pytest.mark.asyncio
+async def test_elapsed_times_tick_on_the_running_cards_in_view_and_as_cards_scroll_into_view(
+    qtbot: QtBot, on_line: OnLine
+) -> None:
+    """Only the running cards the user can see tick every second (each new text relays out its card;
+    two hundred of them cost a frame each second); a card scrolled into view shows its time at once."""
+    session, background, line = on_line.session, on_line.background, on_line.line
+    window = open_window(qtbot, session, background)
+    panel = window.jobs_panel
+    listed = await session.client.episodes.list(limit=16).to_list()
+    assert len(listed) >= 12
+    line.hold_requests("GET", "/v1/episodes/")  # the polls wait: every job stays running
+    try:
+        keys = []
+        for number, episode in enumerate(listed[:12]):
+            background.jobs.track("episode", str(episode.id), title=f"Ticking {number}", first_poll_after=0)
+            keys.append(f"job:episode:{episode.id}")
+        await until(lambda: panel.pending_builds() == 0 and all(panel.card(k) is not None for k in keys))
+        await until(
+            lambda: panel.scroll_area.verticalScrollBar().maximum() > 0
+        )  # laid out, taller than the dock
+
+        def elapsed(key: str) -> str:
+            card = panel.card(key)
+            assert card is not None
+            return card.elapsed_label.text()
+
+        in_view = panel.ticking()
+        out_of_view = [key for key in keys if key not in in_view]
+        assert in_view and out_of_view
+        shown = {key: elapsed(key) for key in keys}
+        await until(lambda: elapsed(in_view[0]) != shown[in_view[0]], timeout=10)  # a tick passed
+        assert [elapsed(key) for key in out_of_view] == [shown[key] for key in out_of_view]
+
+        bar = panel.scroll_area.verticalScrollBar()
+        bar.setValue(bar.maximum())
+        scrolled_in = [key for key in panel.ticking() if key in out_of_view]
+        assert scrolled_in
+        assert all(elapsed(key) != shown[key] for key in scrolled_in)
+    finally:
+        line.release()
+    await quiet()

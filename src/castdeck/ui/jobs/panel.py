@@ -12,6 +12,7 @@ import contextlib
 import re
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -128,6 +129,7 @@ class JobsPanel(QWidget):
         self._ticker.setObjectName("elapsed_ticker")
         self._ticker.setInterval(1000)
         self._ticker.timeout.connect(self._tick)
+        self.scroll_area.verticalScrollBar().valueChanged.connect(self._tick_in_view)
         self._uploads_timer = QTimer(self)
         self._uploads_timer.setObjectName("uploads_summary")
         self._uploads_timer.setSingleShot(True)
@@ -328,10 +330,27 @@ class JobsPanel(QWidget):
         self._ticker.stop()
 
     def _tick(self) -> None:
+        """Tick the elapsed times of the running cards in view. Each new text relays out its card,
+        and with 200 running jobs ticking them all cost a frame's time every second; a card
+        scrolled into view ticks at once (the scroll bar's ``valueChanged``)."""
         now = time.time()
-        for card in self.cards.values():
-            if not card.view.ended:
-                card.update_elapsed(now)
+        for _key, card in self._cards_in_view():
+            card.update_elapsed(now)
+
+    def _tick_in_view(self, _value: int) -> None:
+        if self._ticker.isActive():
+            self._tick()
+
+    def _cards_in_view(self) -> Iterator[tuple[str, JobCard]]:
+        top = self.scroll_area.verticalScrollBar().value()
+        bottom = top + self.scroll_area.viewport().height()
+        for key, card in self.cards.items():
+            if not card.view.ended and card.y() <= bottom and card.y() + card.height() >= top:
+                yield key, card
+
+    def ticking(self) -> list[str]:
+        """The keys of the cards whose elapsed time ticks now (running, and in view)."""
+        return [key for key, _card in self._cards_in_view()]
 
     # --- actions ---------------------------------------------------------------------------------------------
 
