@@ -335,6 +335,9 @@ class Line(httpx.AsyncBaseTransport):
     * :meth:`hold_requests` — matching requests wait before they are sent until :meth:`release`.
     * :meth:`change_answers` — the service's JSON answers to matching requests are changed on the way
       back (for a state the sandbox cannot be put in, such as a low credit balance).
+    * :meth:`fail_next` — the next matching request is answered with an error status and the spec's
+      error body, as a failing gateway would, without reaching the service (the sandbox's ``--chaos``
+      does this at random; a test needs it at one request).
     """
 
     def __init__(self) -> None:
@@ -344,6 +347,7 @@ class Line(httpx.AsyncBaseTransport):
         self._down = False
         self._held: list[tuple[str, str]] = []
         self._changes: list[tuple[str, str, Callable[[Any], Any]]] = []
+        self._failures: list[tuple[str, str, int]] = []
         self.pace = 0.0
         self.hold_after = 0
         self.holding = asyncio.Event()
@@ -369,6 +373,9 @@ class Line(httpx.AsyncBaseTransport):
         self.holding.clear()
         self.released.clear()
 
+    def fail_next(self, method: str, suffix: str, status: int) -> None:
+        self._failures.append((method, suffix, status))
+
     def change_answers(self, method: str, path: str, change: Callable[[Any], Any]) -> None:
         self._changes.append((method, path, change))
 
@@ -388,6 +395,21 @@ class Line(httpx.AsyncBaseTransport):
         if self._down:
             sent.fault = "down"
             raise httpx.ConnectError("the line is down (the test)", request=request)
+        failure = next(
+            (f for f in self._failures if f[0] == request.method and request.url.path.endswith(f[1])), None
+        )
+        if failure is not None:
+            self._failures.remove(failure)
+            sent.status, sent.fault = failure[2], f"answered {failure[2]} by the line"
+            problem = {"status": failure[2], "title": "Error", "type": "internal_error",
+                       "detail": "A failure on the way (the test)."}  # fmt: skip
+            body = json.dumps(problem).encode()
+            return httpx.Response(
+                failure[2], stream=_Body(body), headers={
+                    "Content-Type": "application/problem+json", "Content-Length": str(len(body)),
+                    "X-Request-Id": "req_line",
+                },
+            )  # fmt: skip
         rule = next(
             (r for r in self._lose if r[0] == request.method and request.url.path.endswith(r[1])), None
         )

@@ -20,6 +20,7 @@ from PySide6.QtCore import QObject, Signal
 
 from castdeck.api import (
     APIConnectionError,
+    CastdeckError,
     Client,
     ForbiddenError,
     UnauthorizedError,
@@ -200,7 +201,10 @@ class Session(QObject):
         while not self._closed and self._state is ConnectionState.OFFLINE:
             await asyncio.sleep(PROBE_DELAYS[min(attempt, len(PROBE_DELAYS) - 1)])
             attempt += 1
-            with contextlib.suppress(APIConnectionError):
+            # Any refusal keeps probing: a 5xx or a 429 from a service that is coming back must not
+            # end the probe (nothing else would bring the app back online: its pollers wait for it).
+            # A refused key ends it, as the state is no longer offline (see guard).
+            with contextlib.suppress(CastdeckError):
                 await self.refresh_account()
 
     async def close(self) -> None:
