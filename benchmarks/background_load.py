@@ -2,7 +2,7 @@
 transcript following, in the real window.
 
     uv run python benchmarks/background_load.py [--jobs 200] [--uploads 10] [--upload-mib 40]
-                                                 [--seconds 60] [--idle-seconds 20] [--no-network-thread]
+                                                 [--seconds 60] [--idle-seconds 20] [--network-thread]
 
 The app's own objects (a Session, its Background with the job tracker, outbox and upload queue,
 the MainWindow with the Jobs dock and the Sources pane's upload queue visible, and the Listen
@@ -216,7 +216,7 @@ async def run(base_url: str, args: argparse.Namespace, work: Path, spoken: dict[
         Profile("bench", base_url, sandbox=True), DEMO_KEY, cache,
         client_factory=lambda url, key: Client(
             url, key, timeout=30.0, max_retries=2, http_transport=transport,
-            network_thread=not args.no_network_thread,  # as the app's session does
+            network_thread=args.network_thread,
         ),
     )  # fmt: skip
     background = Background(session, work / "background")
@@ -298,7 +298,7 @@ async def run(base_url: str, args: argparse.Namespace, work: Path, spoken: dict[
             rates.append(len(polls) / (window_seconds / 60))
             allowed.append(60 / statistics.median(hints))
     print(
-        f"the service's requests sent from: {'the UI thread' if args.no_network_thread else 'the network thread'}"
+        f"the service's requests sent from: {'a network thread' if args.network_thread else 'the UI thread (as the app does)'}"
     )
     print(f"jobs started through the outbox: {args.jobs} ({episodes} episodes, {args.jobs - episodes} videos and shorts);"
           f" {following} still followed at the end; {args.uploads} uploads of {args.upload_mib} MiB")  # fmt: skip
@@ -359,8 +359,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--idle-seconds", type=float, default=20)
     parser.add_argument(
-        "--no-network-thread", action="store_true",
-        help="send the service's requests from the UI thread's loop (the app before its network thread)",
+        "--network-thread", action="store_true",
+        help="send the service's requests from a network thread (castdeck.api.network_thread; the app does not)",
     )  # fmt: skip
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="castdeck-bench-bg-") as tmp:

@@ -8,6 +8,12 @@ profiled with py-spy). With a :class:`NetworkThread`, the transport sends the se
 this loop instead: the UI thread only hands the request over and takes the finished answer back.
 
 Cancelling the awaiting task cancels the request on the network thread too.
+
+The app's session does not use it (``Client(network_thread=False)``, the default): measured side by
+side (``benchmarks/background_load.py --network-thread``, ``benchmarks/episodes_scale.py``), the
+UI thread's stalls did not shrink, because httpx's work still holds the interpreter's lock it shares
+with the UI thread, and the first page of a list arrived later. It stays for measuring, and for
+clients that run without a UI loop to protect.
 """
 
 from __future__ import annotations

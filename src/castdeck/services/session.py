@@ -67,7 +67,7 @@ class Session(QObject):
         self.cache = cache
         self._api_key = api_key
         self._client_factory = client_factory or (
-            lambda url, key: Client(url, key, timeout=20.0, max_retries=2, network_thread=True)
+            lambda url, key: Client(url, key, timeout=20.0, max_retries=2)
         )
         self._client = self._client_factory(profile.base_url, api_key)
         self._state = ConnectionState.CONNECTING
