@@ -47,12 +47,12 @@ def healthy(report: SoakReport) -> bool:
 
 def pyav_loaded(when: str) -> bool:
     """PyAV (``av``) must never be loaded in this process: it bundles its own FFmpeg, and QtMultimedia's
-    FFmpeg plays media here; with both loaded the soak crashed (heap corruption). Says so when it is."""
+    FFmpeg plays media here (two FFmpeg builds in one process are kept out). Says so when it is."""
     if "av" not in sys.modules:
         return False
     print(
         f"PyAV (the 'av' module) is loaded in the soak process {when}: it must not be (two FFmpeg builds "
-        "in one process corrupt memory); make media with PyAV in a child process (tests/media_child.py)",
+        "in one process are kept out); make media with PyAV in a child process (tests/media_child.py)",
         flush=True,
     )
     return True

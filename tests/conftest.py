@@ -83,8 +83,8 @@ def _no_pyav_in_the_test_process() -> Iterator[None]:
     """Fail a test after which PyAV (``av``) is loaded in the test process.
 
     PyAV bundles its own FFmpeg (libavcodec 62) and QtMultimedia's FFmpeg backend (libavcodec 61)
-    plays media in this process: with both loaded, the GUI tests and the soak crashed with heap
-    corruption. Media is made and decoded with PyAV in a child process: tests/media_child.py."""
+    plays media in this process: two FFmpeg builds in one process are kept out (see
+    tests/media_child.py, where media is made and decoded with PyAV in a child process)."""
     before = "av" in sys.modules
     yield
     if "av" in sys.modules:
@@ -95,8 +95,8 @@ def _no_pyav_in_the_test_process() -> Iterator[None]:
         )
         pytest.fail(
             f"PyAV (the 'av' module) was loaded in the test process {when}; it must never be: "
-            "QtMultimedia's FFmpeg is loaded here, and the two FFmpeg builds corrupt each other's "
-            "memory. Make and decode media with PyAV in a child process with tests/media_child.py "
+            "QtMultimedia's FFmpeg is loaded here, and two FFmpeg builds are kept out of one "
+            "process. Make and decode media with PyAV in a child process with tests/media_child.py "
             "(probe, mp3_bytes, in_child). It was first imported from:\n"
             + (_PYAV_IMPORT.where or "(unknown)"),
             pytrace=False,

@@ -1,9 +1,9 @@
 """Media work with PyAV, done in a short-lived child process and never in the test process.
 
 PyAV (``av``) bundles its own FFmpeg (libavcodec 62); QtMultimedia's FFmpeg backend (libavcodec 61)
-plays media in the test process. With both loaded in one process the GUI tests and the soak crash
-(heap corruption), so the test process never imports ``av`` (tests/conftest.py fails a test that
-loads it). Tests make and inspect media through this module instead:
+plays media in the test process. Two FFmpeg builds in one process are a risk we keep out (the
+soak crashed four times out of four with both loaded, though a crash was later seen without PyAV
+too), so the test process never imports ``av`` (tests/conftest.py fails a test that loads it). Tests make and inspect media through this module instead:
 
 * :func:`mp3_bytes` — a short MP3 (a 440 Hz tone) made in the child;
 * :func:`probe` — decode a file (bytes or a path) fully in the child and return plain data:
