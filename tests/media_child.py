@@ -212,42 +212,30 @@ def probe_here(media: bytes | str) -> MediaProbe:
                 else None
             )
             codec = stream.codec_context.name if stream.type in ("audio", "video") else None
+            decoded_as: dict[str, Any] = {}  # what decoding the stream gave, by its kind
             if stream.index in audio:
                 seen = audio[stream.index]
-                out.append(
-                    StreamProbe(
-                        stream.index,
-                        stream.type,
-                        codec,
-                        duration,
-                        rate=int(stream.rate),
-                        channels=int(stream.channels),
-                        samples=seen["samples"],
-                        sample_format=seen["format"],
-                        rms=float(np.sqrt(seen["squares"] / seen["values"])) if seen["values"] else 0.0,
-                    )
-                )
+                decoded_as = {
+                    "rate": int(stream.rate),
+                    "channels": int(stream.channels),
+                    "samples": seen["samples"],
+                    "sample_format": seen["format"],
+                    "rms": float(np.sqrt(seen["squares"] / seen["values"])) if seen["values"] else 0.0,
+                }
             elif stream.index in video:
                 seen = video[stream.index]
                 first = seen["first"] or (0, 0, None)
-                out.append(
-                    StreamProbe(
-                        stream.index,
-                        stream.type,
-                        codec,
-                        duration,
-                        width=int(stream.width),
-                        height=int(stream.height),
-                        frames=seen["frames"],
-                        first_width=first[0],
-                        first_height=first[1],
-                        first_format=first[2],
-                        timed_frames=seen["timed"],
-                        last_time=float(seen["last"]) if seen["last"] is not None else None,
-                    )
-                )
-            else:
-                out.append(StreamProbe(stream.index, stream.type, codec, duration))
+                decoded_as = {
+                    "width": int(stream.width),
+                    "height": int(stream.height),
+                    "frames": seen["frames"],
+                    "first_width": first[0],
+                    "first_height": first[1],
+                    "first_format": first[2],
+                    "timed_frames": seen["timed"],
+                    "last_time": float(seen["last"]) if seen["last"] is not None else None,
+                }
+            out.append(StreamProbe(stream.index, stream.type, codec, duration, **decoded_as))
         return MediaProbe(
             format_name=container.format.name,
             duration=container.duration / 1e6 if container.duration is not None else None,

@@ -49,10 +49,6 @@ class NetworkThread:
         self._stopped = False
 
     @property
-    def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive() and not self._stopped
-
-    @property
     def thread(self) -> threading.Thread | None:
         return self._thread
 
