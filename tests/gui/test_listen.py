@@ -279,7 +279,7 @@ async def test_keyboard_plays_seeks_and_every_control_is_named(
     assert window.player_bar.play_button.accessibleName() == "Play"
 
     window.player_bar.speed.setCurrentIndex(window.player_bar.speed.findData(1.5))
-    assert window.playback.player.playbackRate() == 1.5
+    await until(lambda: window.playback.player.playbackRate() == 1.5)  # the player runs it from the loop
     assert window.playback.rate == 1.5
     assert window.playback.pitch_kept()  # Qt 6.10+ with the FFmpeg backend keeps the voice's pitch
     window.player_bar.volume.setValue(40)

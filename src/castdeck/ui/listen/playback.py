@@ -9,6 +9,9 @@ does not make the highlight flicker); only a seek moves it backwards.
 Audio devices come and go (headphones unplugged): the output follows the system's default
 device; when no device is left, playback pauses with a message. Without any audio device at
 all (a CI machine) the backend plays silently and positions still advance.
+
+The player's commands (play, pause, stop, seek, speed) run from the event loop, never from the
+Python call that asks for them: see :func:`queued`.
 """
 
 from __future__ import annotations
@@ -18,10 +21,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QElapsedTimer, QObject, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import (
+    Q_ARG,
+    QElapsedTimer,
+    QGenericArgumentHolder,
+    QMetaObject,
+    QObject,
+    Qt,
+    QTimer,
+    QUrl,
+    Signal,
+    Slot,
+)
 from PySide6.QtMultimedia import QAudioDevice, QAudioOutput, QMediaDevices, QMediaPlayer
 
-__all__ = ["FRAME_MS", "SPEEDS", "Playback"]
+__all__ = ["FRAME_MS", "SPEEDS", "Playback", "queued"]
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +46,20 @@ SEEK_BACK_TOLERANCE = 0.25
 SEEK_SETTLE_MS = 400
 """Right after a seek the backend may still report the old position once: such reports (far from
 where the seek went) are ignored for this long."""
+
+
+def queued(player: QMediaPlayer, command: str, *args: QGenericArgumentHolder) -> None:
+    """Have ``player`` run ``command`` (a slot: ``play``, ``setPosition``...) from the event loop.
+
+    PySide holds the interpreter lock through every QMediaPlayer call except ``setSource``. The
+    FFmpeg backend's threads sometimes need that lock for a moment: Qt calls virtual methods of
+    the Python-made player, sink and output from those threads, and each first call looks for a
+    Python override. A seek or a stop waits on those threads, so calling one from Python could
+    freeze the window for good (a seek from the player's keys did, in a test run). Run from the
+    event loop, the command holds no Python lock.
+    """
+    # (PySide's stubs name the method as bytes; at run time it must be a str)
+    QMetaObject.invokeMethod(player, command, Qt.ConnectionType.QueuedConnection, *args)  # type: ignore[call-overload]
 
 
 class Playback(QObject):
@@ -65,6 +93,10 @@ class Playback(QObject):
         self._floor = 0.0
         self._duration = 0.0
         self._rate = 1.0
+        self._sending = 0
+        """Commands asked for that the player has not run yet (see :func:`queued`)."""
+        self._wanted_playing = False
+        """Whether the last play, pause or stop asked for asked to play."""
         self.player.positionChanged.connect(self._reported_position)
         self.player.durationChanged.connect(self._duration_changed)
         self.player.playbackStateChanged.connect(self._state_changed)
@@ -77,6 +109,11 @@ class Playback(QObject):
     @property
     def playing(self) -> bool:
         return self.player.playbackState() == QMediaPlayer.PlaybackState.PlayingState
+
+    @property
+    def commands_pending(self) -> int:
+        """Commands asked for that the player has not run yet (see :func:`queued`)."""
+        return self._sending
 
     @property
     def duration(self) -> float:
@@ -97,34 +134,50 @@ class Playback(QObject):
 
     # --- commands ------------------------------------------------------------------------------------------
 
+    def _send(self, command: str, *args: QGenericArgumentHolder) -> None:
+        self._sending += 1
+        queued(self.player, command, *args)
+        QMetaObject.invokeMethod(self, "_sent", Qt.ConnectionType.QueuedConnection)  # type: ignore[call-overload]
+
+    @Slot()
+    def _sent(self) -> None:
+        self._sending -= 1
+
     def load(self, path: Path) -> None:
-        self.stop()
+        """Play ``path`` from the start (stopped until :meth:`play`); a new source stops the old one."""
+        self.timer.stop()
         self._reported = self._floor = 0.0
-        self.player.setSource(QUrl.fromLocalFile(str(path)))
+        self._wanted_playing = False
+        self.player.setSource(QUrl.fromLocalFile(str(path)))  # PySide lets the lock go here
 
     def play(self) -> None:
         if self._duration and self.position() >= self._duration - 0.05:
             self.seek(0.0)
-        self.player.play()
+        self._wanted_playing = True
+        self._send("play")
 
     def pause(self) -> None:
-        self.player.pause()
+        self._wanted_playing = False
+        self._send("pause")
 
     def toggle(self) -> None:
-        if self.playing:
+        """Pause when playing, else play. A second press before the player ran the first acts on
+        what the first asked for, so two quick presses come back to where they began."""
+        if self._wanted_playing if self._sending else self.playing:
             self.pause()
         else:
             self.play()
 
     def stop(self) -> None:
-        self.player.stop()
+        self._wanted_playing = False
+        self._send("stop")
         self.timer.stop()
 
     def seek(self, seconds: float) -> None:
         """Move to ``seconds`` (clamped to the audio); the only way the position is set."""
         upper = self._duration if self._duration else max(seconds, 0.0)
         seconds = min(max(seconds, 0.0), upper)
-        self.player.setPosition(round(seconds * 1000))
+        self._send("setPosition", Q_ARG("qint64", round(seconds * 1000)))
         self._reported = self._floor = seconds
         self._clock.restart()
         self._since_seek.restart()
@@ -138,7 +191,7 @@ class Playback(QObject):
         self._reported = self.position()
         self._clock.restart()
         self._rate = rate
-        self.player.setPlaybackRate(rate)
+        self._send("setPlaybackRate", Q_ARG(float, rate))
 
     def set_volume(self, volume: float) -> None:
         self.output.setVolume(min(max(volume, 0.0), 1.0))
@@ -152,8 +205,8 @@ class Playback(QObject):
     def close(self) -> None:
         """Stop playing and release the file (the window closes)."""
         self.timer.stop()
-        self.player.stop()
-        self.player.setSource(QUrl())
+        self._wanted_playing = False
+        self.player.setSource(QUrl())  # stops; PySide lets the lock go here
 
     # --- reports from the backend ----------------------------------------------------------------------------
 

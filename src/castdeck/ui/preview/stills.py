@@ -20,13 +20,14 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QPointF, QRectF, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import Q_ARG, QObject, QPointF, QRectF, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QImage, QLinearGradient, QPainter, QPainterPath, QPixmap
 from PySide6.QtMultimedia import QMediaPlayer, QVideoFrame, QVideoSink
 
 from castdeck.api import CastdeckError
 from castdeck.services.media_files import MediaFile, MediaFiles
 
+from ..listen.playback import queued
 from .frames import fit_image, frame_image
 
 __all__ = ["STILL_BOUND", "Stills", "audio_still", "grab_frame"]
@@ -71,8 +72,8 @@ class _Grab(QObject):
             duration = self.player.duration() / 1000.0
             at = min(self.at, duration / 4) if duration > 0 else self.at
             self.target_us = int(at * 1_000_000)
-            self.player.setPosition(int(at * 1000))
-            self.player.pause()  # decodes the frame at the position and stops there
+            queued(self.player, "setPosition", Q_ARG("qint64", int(at * 1000)))
+            queued(self.player, "pause")  # decodes the frame at the position and stops there
         elif status == QMediaPlayer.MediaStatus.InvalidMedia:
             self.result.set_exception(ValueError(self.player.errorString() or "not a playable file"))
 
@@ -89,8 +90,7 @@ class _Grab(QObject):
     def close(self) -> None:
         if not self.result.done():
             self.result.cancel()
-        self.player.stop()
-        self.player.setSource(QUrl())
+        self.player.setSource(QUrl())  # stops; PySide lets the interpreter lock go here
         self.deleteLater()
 
 
