@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtCore import QRect
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 from pytestqt.qtbot import QtBot
@@ -17,10 +18,10 @@ from castdeck.services.background import Background
 from castdeck.services.session import ConnectionState, Session
 from castdeck.store.cache import Cache
 from castdeck.ui.jobs.card import JobCard
-from castdeck.ui.jobs.panel import JobsPanel
+from castdeck.ui.jobs.panel import CARD_WINDOW, JobsPanel
 from castdeck.ui.main_window import MainWindow
 from tests.conftest import RunningSandbox
-from tests.gui.conftest import OnLine, open_session, quiet, until
+from tests.gui.conftest import ARTIFACTS, OnLine, open_session, quiet, until
 from tests.gui.helpers import new_podcast, session_through
 from tests.helpers import Line
 
@@ -339,6 +340,61 @@ async def test_elapsed_times_tick_on_the_running_cards_in_view_and_as_cards_scro
         scrolled_in = [key for key in panel.ticking() if key in out_of_view]
         assert scrolled_in
         assert all(elapsed(key) != shown[key] for key in scrolled_in)
+    finally:
+        line.release()
+    await quiet()
+
+
+@pytest.mark.asyncio
+async def test_only_the_newest_cards_are_built_until_the_user_scrolls_to_older_ones(
+    qtbot: QtBot, on_line: OnLine
+) -> None:
+    """Every built card is a widget the list lays out again when any card changes: the newest
+    ``CARD_WINDOW`` are built, older ones as the user scrolls to the end or presses the button under
+    the list; the summary counts them all, and the list keeps newest on top."""
+    session, background, line = on_line.session, on_line.background, on_line.line
+    window = open_window(qtbot, session, background)
+    panel = window.jobs_panel
+    line.hold_requests("GET", "/v1/episodes/")  # the polls wait: every job stays running
+    try:
+        ids = [str(uuid.uuid4()) for _ in range(CARD_WINDOW + 15)]
+        for number, episode_id in enumerate(ids):
+            background.jobs.track("episode", episode_id, title=f"Job {number}", first_poll_after=0)
+        keys = [f"job:episode:{i}" for i in ids]
+        await until(lambda: panel.pending_builds() == 0)
+        assert sorted(panel.cards) == sorted(keys[-CARD_WINDOW:])  # the newest
+        assert panel.summary.text() == f"{len(ids)} running"
+        assert panel.more_button.isVisible() and panel.more_button.text() == "Show older jobs (15 more)"
+
+        def shown_order() -> list[str]:
+            cards = [panel.list_layout.itemAt(i).widget() for i in range(panel.list_layout.count())]
+            return [c.view.key for c in cards if isinstance(c, JobCard)]
+
+        assert shown_order() == keys[::-1][:CARD_WINDOW]  # newest on top
+
+        bar = panel.scroll_area.verticalScrollBar()
+        await until(lambda: bar.maximum() > 0)
+        # a look at the end of the built cards (scrolling there would build more)
+        button = panel.more_button.geometry()
+        end = QRect(0, button.bottom() - 420, panel.list_widget.width(), 440)
+        assert panel.list_widget.grab(end).save(str(ARTIFACTS / "jobs-dock-older-jobs.png"))
+        bar.setValue(bar.maximum())  # to the end: the older cards come, each in its place
+        await until(lambda: len(panel.cards) == len(ids) and panel.pending_builds() == 0)
+        assert shown_order() == keys[::-1]
+        assert not panel.more_button.isVisible()
+
+        # a new job on top: every card stays built (the window grew with the scroll)
+        newer = str(uuid.uuid4())
+        background.jobs.track("episode", newer, title="Newest", first_poll_after=0)
+        await until(lambda: panel.card(f"job:episode:{newer}") is not None)
+        assert shown_order()[0] == f"job:episode:{newer}" and len(panel.cards) == len(ids) + 1
+
+        # another profile's dock starts again from the newest
+        panel.bind(background)
+        await until(lambda: panel.pending_builds() == 0)
+        assert len(panel.cards) == CARD_WINDOW and panel.more_button.text() == "Show older jobs (16 more)"
+        panel.more_button.click()
+        await until(lambda: len(panel.cards) == len(ids) + 1 and panel.pending_builds() == 0)
     finally:
         line.release()
     await quiet()

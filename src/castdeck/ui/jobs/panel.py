@@ -4,11 +4,17 @@ Cards come from the session's :class:`Background`: tracked jobs (generation, med
 being processed) and outbox writes the service has not accepted (still being sent, or refused).
 They are built a few at a time so that two hundred resumed jobs never stall the window, update as
 the tracker reports, and count their elapsed time once a second while the dock is visible.
+
+Only the newest :data:`CARD_WINDOW` cards are widgets at first; older ones are built as the user
+scrolls towards them (or asks for them with the button under the list). Every card in the
+dock's list is a widget the layout places again when any card changes, so two hundred built
+cards made each poll's answer cost a frame; the summary still counts every job.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import re
 import time
 from collections import Counter
@@ -43,6 +49,9 @@ __all__ = ["JobsPanel"]
 
 BUILD_BATCH = 4
 """Cards built per turn of the event loop."""
+CARD_WINDOW = 30
+"""Cards built (the newest) until the user scrolls towards older ones; each such scroll, or the
+button under the list, adds this many more."""
 ENDED_KEPT = 50
 """Cards of finished and failed jobs the dock keeps (the most recently ended): an older one leaves
 the dock and its job is forgotten, as "Clear finished" does, so a long session's dock (and job
@@ -75,7 +84,14 @@ class JobsPanel(QWidget):
         asked for at every poll of every job, and counting 200 views each time showed in profiles)."""
         self._jobs: dict[str, Job] = {}
         self._entries: dict[str, OutboxEntry] = {}
-        self._to_build: list[str] = []
+        self._order = itertools.count()
+        self._seq: dict[str, int] = {}
+        """When each card first came: newer cards sit higher in the list."""
+        self.card_limit = CARD_WINDOW
+        """How many of the newest cards are built (see :data:`CARD_WINDOW`)."""
+        self._scroll_value = 0
+        """The list's scroll position before the last move (a list that shrank moves it up, and
+        only a move down near the end asks for older cards)."""
         self.ended_kept = ENDED_KEPT
 
         outer = QVBoxLayout(self)
@@ -117,6 +133,13 @@ class JobsPanel(QWidget):
         self.empty_label.setWordWrap(True)
         self.empty_label.setStyleSheet("color: palette(mid); padding: 8px;")
         self.list_layout.addWidget(self.empty_label)
+        self.more_button = QPushButton(self.list_widget)
+        self.more_button.setFlat(True)
+        self.more_button.setAccessibleName("Show older jobs")
+        self.more_button.setToolTip("Show the cards of older jobs (scrolling down shows them too)")
+        self.more_button.clicked.connect(self.show_more)
+        self.more_button.hide()
+        self.list_layout.addWidget(self.more_button)
         self.list_layout.addStretch(1)
         self.scroll_area.setWidget(self.list_widget)
         outer.addWidget(self.scroll_area, 1)
@@ -129,7 +152,7 @@ class JobsPanel(QWidget):
         self._ticker.setObjectName("elapsed_ticker")
         self._ticker.setInterval(1000)
         self._ticker.timeout.connect(self._tick)
-        self.scroll_area.verticalScrollBar().valueChanged.connect(self._tick_in_view)
+        self.scroll_area.verticalScrollBar().valueChanged.connect(self._scrolled)
         self._uploads_timer = QTimer(self)
         self._uploads_timer.setObjectName("uploads_summary")
         self._uploads_timer.setSingleShot(True)
@@ -158,7 +181,8 @@ class JobsPanel(QWidget):
             card.deleteLater()
         self._builder.stop()  # nothing of the old session's is left to build or to sum up
         self._uploads_timer.stop()
-        self.cards, self.views, self._jobs, self._entries, self._to_build = {}, {}, {}, {}, []
+        self.cards, self.views, self._jobs, self._entries, self._seq = {}, {}, {}, {}, {}
+        self.card_limit = CARD_WINDOW
         self._states.clear()
         self.background = background
         if background is not None:
@@ -218,7 +242,7 @@ class JobsPanel(QWidget):
         if card is not None:
             card.show_view(view)
         elif not known:
-            self._to_build.append(view.key)
+            self._seq[view.key] = next(self._order)
             if not self._builder.isActive():
                 self._builder.start()
         if view.state in CLEARED_STATES:
@@ -247,30 +271,61 @@ class JobsPanel(QWidget):
         if view is not None:
             self._states[view.state] -= 1
         self._jobs.pop(key, None)
+        self._seq.pop(key, None)
+        self._unbuild(key)
+        if len(self.views) > len(self.cards) and not self._builder.isActive():
+            self._builder.start()  # an older card may come into the built window
+        self._update_summary()
+
+    def _unbuild(self, key: str) -> None:
         card = self.cards.pop(key, None)
         if card is not None:
             self.list_layout.removeWidget(card)
             card.deleteLater()
-        self._update_summary()
+
+    def _newest(self) -> list[str]:
+        """The keys of the cards to build: the newest :attr:`card_limit`, newest first."""
+        keys = sorted(self._seq, key=self._seq.__getitem__, reverse=True)
+        return keys[: self.card_limit]
 
     def _build_some(self) -> None:
-        built = 0
-        while self._to_build and built < BUILD_BATCH:
-            key = self._to_build.pop(0)
-            view = self.views.get(key)
-            if view is None or key in self.cards:
-                continue
-            card = JobCard(view, self.list_widget)
+        """Build a few of the newest cards not built yet, each in its place (newest on top), and
+        let go of the cards that fell out of the window (new ones came on top)."""
+        newest = self._newest()
+        wanted = set(newest)
+        for key in [k for k in self.cards if k not in wanted]:
+            self._unbuild(key)
+        todo = [key for key in newest if key not in self.cards][:BUILD_BATCH]
+        for key in todo:
+            card = JobCard(self.views[key], self.list_widget)
             card.actionRequested.connect(lambda action, k=key: self._act(k, action))
-            self.list_layout.insertWidget(0, card)  # newest on top
+            seq = self._seq[key]
+            above = sum(1 for k in self.cards if self._seq[k] > seq)
+            self.list_layout.insertWidget(above, card)
             self.cards[key] = card
-            built += 1
-        if not self._to_build:
+        if len(todo) < BUILD_BATCH or not self.pending_builds():
             self._builder.stop()
         self._update_summary()
 
     def pending_builds(self) -> int:
-        return len(self._to_build)
+        """Cards in the built window that are not built yet."""
+        return sum(1 for key in self._newest() if key not in self.cards)
+
+    def show_more(self) -> None:
+        """Build the next :data:`CARD_WINDOW` older cards (the button, or a scroll to the end)."""
+        if len(self.views) <= self.card_limit:
+            return
+        self.card_limit += CARD_WINDOW
+        if not self._builder.isActive():
+            self._builder.start()
+        self._update_summary()
+
+    def _scrolled(self, value: int) -> None:
+        bar = self.scroll_area.verticalScrollBar()
+        down, self._scroll_value = value > self._scroll_value, value
+        if down and value >= bar.maximum() - self.scroll_area.viewport().height() // 2:
+            self.show_more()  # scrolled down near the end: the older cards come
+        self._tick_in_view(value)
 
     def _update_summary(self) -> None:
         states = self._states
@@ -290,6 +345,10 @@ class JobsPanel(QWidget):
         self.summary.setText(" · ".join(parts) if parts else "No jobs")  # Qt skips an unchanged text
         self.clear_button.setEnabled(ended > 0)
         self.empty_label.setVisible(not self.views)
+        hidden = len(self.views) - min(len(self.views), self.card_limit)
+        if hidden:
+            self.more_button.setText(f"Show older jobs ({hidden} more)")  # Qt skips an unchanged text
+        self.more_button.setVisible(hidden > 0)
 
     def _uploads_changed(self, *_: object) -> None:
         if not self._uploads_timer.isActive():
