@@ -31,7 +31,7 @@ from castdeck.ui.main_window import MainWindow
 from castdeck.ui.widgets import alive
 from tests.soak.service import Service
 
-__all__ = ["Ask", "Creator", "StepFailed", "until"]
+__all__ = ["Ask", "Creator", "NotOnline", "StepFailed", "until"]
 
 D = TypeVar("D", bound=QDialog)
 
@@ -41,6 +41,11 @@ WAIT = 90.0
 
 class StepFailed(AssertionError):
     """The app did not do what the step expected within the wait."""
+
+
+class NotOnline(Exception):
+    """The app left the online state during the step, and the control the step needed says so
+    (disabled, its tooltip giving the reason), as it should: the step ends there, not failed."""
 
 
 async def until(predicate: Callable[[], Any], what: str, timeout: float = WAIT) -> Any:
@@ -127,8 +132,17 @@ class Creator:
     # --- moves ---------------------------------------------------------------------------------------------
 
     def click(self, widget: QAbstractButton | QWidget, pos: QPoint | None = None) -> None:
+        name = widget.accessibleName() or widget.objectName() or str(widget)
+        reason = self.session.write_block_reason
+        if (
+            widget.isVisible()
+            and not widget.isEnabled()
+            and reason is not None
+            and widget.toolTip() == reason
+        ):
+            raise NotOnline(f"{name} is disabled: {reason}")
         if not widget.isVisible() or not widget.isEnabled():
-            raise StepFailed(f"{widget.accessibleName() or widget.objectName() or widget} cannot be clicked")
+            raise StepFailed(f"{name} cannot be clicked")
         QTest.mouseClick(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, pos or QPoint())
 
     async def type(self, widget: QWidget, text: str) -> None:

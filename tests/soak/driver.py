@@ -37,7 +37,7 @@ from PySide6.QtWidgets import QApplication
 
 from castdeck.app import CastdeckApp, settle_startup_objects
 from tests.conftest import DEMO_KEY
-from tests.soak.creator import Creator, StepFailed, until
+from tests.soak.creator import Creator, NotOnline, StepFailed, until
 from tests.soak.report import SoakReport, StepRecord, count_generations, count_uploads
 from tests.soak.service import Service, start_service
 from tests.soak.steps import STEPS, Step, switch_panes
@@ -162,6 +162,9 @@ async def _run(c: Creator, settings: SoakSettings, report: SoakReport) -> None:
                 c.service.check()
                 record.failed, record.outcome = True, str(failure)
                 await _tidy(c)
+            except NotOnline as gone:
+                record.outcome = f"not online: {gone}"
+                await _tidy(c, network=False)
             record.seconds = time.monotonic() - started - record.started
             await asyncio.sleep(0)  # what the step let go of (deleteLater) is deleted before counting
             with probe.paused():
@@ -204,12 +207,14 @@ def _schedule(seed: int) -> Iterator[Step | None]:
         yield None
 
 
-async def _tidy(c: Creator) -> None:
-    """After a failed step: close what it left open (dialogs, the Listen window) and go on."""
+async def _tidy(c: Creator, *, network: bool = True) -> None:
+    """After a step that did not finish: close what it left open (dialogs, the Listen window) and
+    go on; after a failed one, with the network back as well."""
     for widget in QApplication.topLevelWidgets():
         if widget is not c.window and widget.isVisible():
             widget.close()
-    c.service.online()
+    if network:
+        c.service.online()
     await asyncio.sleep(0)
 
 
