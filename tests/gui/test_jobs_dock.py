@@ -68,15 +68,18 @@ async def test_a_generation_card_runs_to_its_end_and_offers_the_next_steps(
     panel = window.jobs_panel
     assert panel.summary.text() == "No jobs" and panel.empty_label.isVisible()
     podcast = await new_podcast(session, unique("Card podcast"))
-    line.hold_requests("GET", "/v1/episodes/")  # the tracker's polls wait: the card is seen running
+    line.hold_requests("POST", "/v1/episodes/generate")  # the write waits: its own card shows first
     entry = background.outbox.submit(
         "episode_generate", episode_body(podcast.id, unique("How harbour pilots bring ships in safely"))
     )
+    sending = await card_for(panel, f"entry:{entry.id}", "sending")
+    line.release()
+    line.hold_requests("GET", "/v1/episodes/")  # the tracker's polls wait: the card is seen running
     sent = await until(lambda: (e := background.outbox.get(entry.id)) is not None and e.state == "sent" and e)
     key = f"job:episode:{sent.resource_id}"
     card = await card_for(panel, key)
     assert card.view.kind == "episode" and "harbour pilots" in card.view.title.lower()
-    assert panel.card(f"entry:{entry.id}") is None  # the write's card became the job's card
+    assert panel.card(f"entry:{entry.id}") is None and card is sending  # the write's card became the job's
     assert card.view.state == "running"
     assert card.progress.isVisible() and "Generating" in card.status_label.text()
     assert card.elapsed_label.text().endswith("s")

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from castdeck.api import CastdeckError
 from castdeck.services.background import Background
+from castdeck.services.outbox import job_kind_of
 from castdeck.services.tasks import tasks
 from castdeck.store.jobs import Job
 from castdeck.store.kinds import MEDIA_KINDS, collection_of
@@ -217,10 +218,26 @@ class JobsPanel(QWidget):
         key = f"entry:{entry.id}"
         if entry.state == "sent":
             self._entries.pop(key, None)
-            self._drop(key)  # its job card takes over
+            if entry.resource_id:
+                self._hand_over(key, job_key(job_kind_of(entry), entry.resource_id))
+            self._drop(key)  # (nothing left to drop when the job took the card over)
             return
         self._entries[key] = entry
         self._put(entry_view(entry))
+
+    def _hand_over(self, old: str, new: str) -> None:
+        """The service accepted an outbox entry: its card becomes its job's card, in the same place
+        (the job's report comes next and fills it). In a burst of writes, building a card for each
+        job and letting each entry's go was most of the dock's work."""
+        if old not in self.views or new in self.views:
+            return
+        self.views[new] = self.views.pop(old)
+        self._seq[new] = self._seq.pop(old)
+        card = self.cards.pop(old, None)
+        if card is not None:
+            card.actionRequested.disconnect()
+            card.actionRequested.connect(lambda action, k=new: self._act(k, action))
+            self.cards[new] = card
 
     def _remove_entry(self, entry_id: str) -> None:
         self._entries.pop(f"entry:{entry_id}", None)
