@@ -49,7 +49,14 @@ from .card import ENDED_STATES, CardView, JobCard, entry_view, job_key, job_view
 __all__ = ["JobsPanel"]
 
 BUILD_BATCH = 4
-"""Cards built per turn of the event loop."""
+"""Cards built per frame."""
+BUILD_EVERY_MS = 16
+"""The builder works once a frame, not at every turn of the event loop."""
+SETTLE_SECONDS = 0.05
+"""While new cards keep coming (a burst of writes), the builder waits this long after the last one,
+so that it builds the cards that end up newest, not ones the burst pushes out of the window a
+moment later; but never longer than :data:`SETTLE_AT_MOST` after the first one waiting."""
+SETTLE_AT_MOST = 0.3
 CARD_WINDOW = 30
 """Cards built (the newest) until the user scrolls towards older ones; each such scroll, or the
 button under the list, adds this many more."""
@@ -90,6 +97,9 @@ class JobsPanel(QWidget):
         """When each card first came: newer cards sit higher in the list."""
         self.card_limit = CARD_WINDOW
         """How many of the newest cards are built (see :data:`CARD_WINDOW`)."""
+        self._last_arrival = 0.0
+        self._waiting_since: float | None = None
+        """When the oldest card not built yet came (None: none waits)."""
         self._scroll_value = 0
         """The list's scroll position before the last move (a list that shrank moves it up, and
         only a move down near the end asks for older cards)."""
@@ -147,7 +157,7 @@ class JobsPanel(QWidget):
 
         self._builder = QTimer(self)
         self._builder.setObjectName("card_builder")
-        self._builder.setInterval(0)
+        self._builder.setInterval(BUILD_EVERY_MS)
         self._builder.timeout.connect(self._build_some)
         self._ticker = QTimer(self)
         self._ticker.setObjectName("elapsed_ticker")
@@ -184,6 +194,7 @@ class JobsPanel(QWidget):
         self._uploads_timer.stop()
         self.cards, self.views, self._jobs, self._entries, self._seq = {}, {}, {}, {}, {}
         self.card_limit = CARD_WINDOW
+        self._waiting_since = None
         self._states.clear()
         self.background = background
         if background is not None:
@@ -260,6 +271,9 @@ class JobsPanel(QWidget):
             card.show_view(view)
         elif not known:
             self._seq[view.key] = next(self._order)
+            self._last_arrival = time.monotonic()
+            if self._waiting_since is None:
+                self._waiting_since = self._last_arrival
             if not self._builder.isActive():
                 self._builder.start()
         if view.state in CLEARED_STATES:
@@ -308,6 +322,15 @@ class JobsPanel(QWidget):
     def _build_some(self) -> None:
         """Build a few of the newest cards not built yet, each in its place (newest on top), and
         let go of the cards that fell out of the window (new ones came on top)."""
+        now = time.monotonic()
+        waiting = self._waiting_since
+        if (
+            waiting is not None
+            and now - self._last_arrival < SETTLE_SECONDS
+            and now - waiting < SETTLE_AT_MOST
+        ):
+            return  # more are coming: build once they have
+        self._waiting_since = None
         newest = self._newest()
         wanted = set(newest)
         for key in [k for k in self.cards if k not in wanted]:
