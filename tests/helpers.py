@@ -295,6 +295,7 @@ class Sent:
     idempotency_key: str | None
     status: int | None = None  # the service's answer, when the app got it
     fault: str | None = None  # what the line did instead ("lost answer", "down")
+    at: float = field(default_factory=time.monotonic)  # when it left the app
 
 
 class _HeldBody(httpx.AsyncByteStream):

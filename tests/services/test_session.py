@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 import pytest
 
 from castdeck.api import APIConnectionError
@@ -34,6 +37,36 @@ async def test_an_error_answer_while_the_service_comes_back_does_not_keep_the_ap
         probes = [(s.status, s.fault) for s in line.to("GET", "/v1/account")]
         assert (502, "answered 502 by the line") in probes  # the probe met the error, and went on
         assert probes[-1] == (200, None)
+    finally:
+        await settle()
+        await session.close()
+
+
+@pytest.mark.asyncio
+async def test_a_burst_of_writes_reads_the_balance_once_a_second_and_once_after_the_last(
+    sandbox: RunningSandbox, cache: Cache
+) -> None:
+    """Each accepted write reads the balance again (a start costs credits); in a burst of writes the
+    reads come at most once a second, and the last one comes after the last write, so the balance
+    shown is the one after all of them."""
+    line = Line()
+    session = await session_through(sandbox.base_url, cache, line)
+    try:
+        await settle()
+        reads_before = len(line.to("GET", "/v1/account"))
+        writes = 0
+        started = time.monotonic()
+        while time.monotonic() - started < 2.5:  # a write every 50 ms for two and a half seconds
+            # (what makes a call a write for the session is this flag: the outbox's sends set it)
+            await session.call(lambda c: c.podcasts.list(limit=1).to_list(), write=True)
+            writes += 1
+            await asyncio.sleep(0.05)
+        last_write = time.monotonic()
+        await until(lambda: session._balance_task is not None and session._balance_task.done(), timeout=30)
+        reads = line.to("GET", "/v1/account")[reads_before:]
+        assert writes >= 20
+        assert 2 <= len(reads) <= 4  # 2.5 s of writes: a read at once, then one a second at most
+        assert reads[-1].at >= last_write  # the balance shown is read after the last write
     finally:
         await settle()
         await session.close()

@@ -37,6 +37,10 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 PROBE_DELAYS = (1.0, 2.0, 3.0, 5.0, 8.0, 10.0)
+BALANCE_SPACING = 1.0
+"""Seconds at least between two reads of the balance after writes: a burst of writes (two hundred
+starts) read it again and again, each answer a little work for the window, while one read a second
+and one after the last write show the same."""
 """Seconds between reconnection probes while offline (the last one repeats)."""
 
 
@@ -77,6 +81,8 @@ class Session(QObject):
         self._probe: asyncio.Task[None] | None = None
         self._balance_task: asyncio.Task[None] | None = None
         self._balance_again = False
+        self._balance_read_at = -BALANCE_SPACING
+        """When the last read of the balance after writes started (the event loop's clock)."""
         self._disk = ThreadPoolExecutor(max_workers=1, thread_name_prefix="castdeck-cache")
         self._closed = False
 
@@ -162,15 +168,21 @@ class Session(QObject):
         return result
 
     def _refresh_balance_soon(self) -> None:
-        """After a write: read the balance again; many writes at once cause one read (and one more)."""
+        """After a write: read the balance again. Writes while a read is on its way or waits cause
+        one more read, at most one a second (:data:`BALANCE_SPACING`), the last after the last write."""
         if self._balance_task is not None and not self._balance_task.done():
             self._balance_again = True
             return
         self._balance_task = tasks.start(self._refresh_balance(), name="refresh balance")
 
     async def _refresh_balance(self) -> None:
+        loop = asyncio.get_running_loop()
         while True:
+            wait = self._balance_read_at + BALANCE_SPACING - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)  # the writes meanwhile are read with the same read
             self._balance_again = False
+            self._balance_read_at = loop.time()
             await self.refresh_account()
             if not self._balance_again or self._closed:
                 return
