@@ -96,7 +96,7 @@ class Playback(QObject):
         self._sending = 0
         """Commands asked for that the player has not run yet (see :func:`queued`)."""
         self._wanted_playing = False
-        """Whether the last play, pause or stop asked for asked to play."""
+        """Whether the last play, pause or stop asked the player to play."""
         self.player.positionChanged.connect(self._reported_position)
         self.player.durationChanged.connect(self._duration_changed)
         self.player.playbackStateChanged.connect(self._state_changed)
