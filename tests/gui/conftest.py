@@ -135,9 +135,10 @@ async def on_line(sandbox: RunningSandbox, cache: Cache, tmp_path: Path) -> Asyn
     await opened.close()
 
 
-CLOSED_WITH_THE_SESSION = {"reconnect"}
+CLOSED_WITH_THE_SESSION = {"reconnect", "refresh balance"}
 """Short-lived tasks a session owns and ends in ``Session.close()`` (the probe sleeps out its delay
-after the service is back, then ends by itself)."""
+after the service is back, then ends by itself; a read of the balance after writes may wait up to
+a second for its turn)."""
 
 
 async def settle() -> None:

@@ -221,10 +221,11 @@ class Session(QObject):
 
     async def close(self) -> None:
         self._closed = True
-        if self._probe is not None and not self._probe.done():
-            self._probe.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._probe
+        for owned in (self._probe, self._balance_task):  # the reconnection probe; a balance read waiting
+            if owned is not None and not owned.done():
+                owned.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await owned
         await self._client.aclose()
         self._disk.shutdown(wait=True)
 
