@@ -37,11 +37,11 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 PROBE_DELAYS = (1.0, 2.0, 3.0, 5.0, 8.0, 10.0)
+"""Seconds between reconnection probes while offline (the last one repeats)."""
 BALANCE_SPACING = 1.0
 """Seconds at least between two reads of the balance after writes: a burst of writes (two hundred
 starts) read it again and again, each answer a little work for the window, while one read a second
 and one after the last write show the same."""
-"""Seconds between reconnection probes while offline (the last one repeats)."""
 
 
 class ConnectionState(StrEnum):
