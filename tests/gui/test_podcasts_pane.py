@@ -5,7 +5,8 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QModelRoleData, QModelRoleDataSpan, Qt
+from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
@@ -13,6 +14,7 @@ from castdeck.api.models import Podcast
 from castdeck.services.session import Session
 from castdeck.ui.dialogs.podcast_dialog import PodcastDialog
 from castdeck.ui.panes.podcasts import PodcastsPane
+from castdeck.ui.resource_model import ResourceTableModel
 from tests.gui.conftest import quiet, shown_pane, until
 from tests.gui.helpers import first_host, new_podcast
 
@@ -228,3 +230,62 @@ async def test_server_rejection_lands_on_the_hosts(qtbot: QtBot, session: Sessio
     await quiet()
     shot(dialog, "dialog-podcast-server-error")
     dialog.reject()
+
+
+def comparable(value: object) -> object:
+    return ("pixmap", value.cacheKey()) if isinstance(value, QPixmap) else value
+
+
+@pytest.mark.asyncio
+async def test_the_table_is_painted_from_one_call_per_cell_with_what_data_answers(
+    qtbot: QtBot, session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Qt's delegate asks seven roles of each cell it paints, and Qt's proxy asks its source one
+    role at a time: the proxy passes the whole request to the model in one call, and the answers
+    are the ones ``data`` gives role by role."""
+    pane = await open_pane(qtbot, session)
+    await pane.model.wait_idle()
+    proxy = pane.proxy
+    assert proxy.rowCount() >= 3
+    pane.table.viewport().grab()  # the rows' covers are asked for as they are painted
+    await until(lambda: pane.pictures.idle, timeout=60)
+    roles = [
+        Qt.ItemDataRole.DisplayRole,
+        Qt.ItemDataRole.DecorationRole,
+        Qt.ItemDataRole.TextAlignmentRole,
+        Qt.ItemDataRole.ToolTipRole,
+        Qt.ItemDataRole.AccessibleDescriptionRole,
+        Qt.ItemDataRole.FontRole,
+        Qt.ItemDataRole.ForegroundRole,
+        Qt.ItemDataRole.UserRole,
+    ]
+    answered = 0
+    for row in range(3):
+        for column in range(proxy.columnCount()):
+            index = proxy.index(row, column)
+            for role in roles:
+                asked = QModelRoleData(role)
+                asked.setData("left over")  # what a span holds before: every role is answered
+                proxy.multiData(index, QModelRoleDataSpan(asked))
+                assert comparable(asked.data()) == comparable(proxy.data(index, role)), (row, column, role)
+                answered += asked.data() is not None
+    assert answered >= 3 * proxy.columnCount()  # (the titles at least: not a table of nothing)
+
+    calls = {"cells": 0, "roles": 0}
+    fill, data = ResourceTableModel.fill_roles, ResourceTableModel.data
+
+    def counted_fill(self: ResourceTableModel, *args: object) -> None:
+        calls["cells"] += 1
+        fill(self, *args)
+
+    def counted_data(self: ResourceTableModel, *args: object) -> object:
+        calls["roles"] += 1
+        return data(self, *args)
+
+    monkeypatch.setattr(ResourceTableModel, "fill_roles", counted_fill)
+    monkeypatch.setattr(ResourceTableModel, "data", counted_data)
+    pane.table.viewport().grab()
+    shown = proxy.rowCount() * proxy.columnCount()
+    assert 0 < calls["cells"] <= shown * 2  # each cell painted once (twice at most: a tooltip's hover)
+    assert calls["roles"] == 0
+    await quiet()

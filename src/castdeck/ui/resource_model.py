@@ -17,6 +17,8 @@ import shiboken6
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
+    QModelRoleData,
+    QModelRoleDataSpan,
     QObject,
     QPersistentModelIndex,
     QSortFilterProxyModel,
@@ -64,6 +66,15 @@ _ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
 _SORT, _ITEM, _DESCRIPTION = int(SORT_ROLE), int(ITEM_ROLE), int(DESCRIPTION_ROLE)
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 AnyIndex = QModelIndex | QPersistentModelIndex
+RoleData = QModelRoleDataSpan | QModelRoleData
+"""What ``multiData`` is given (PySide also takes a single role's data for a span)."""
+
+
+def each_role(given: RoleData) -> list[QModelRoleData]:
+    """The role data of a span (a view into Qt's array: what is set on them reaches the asker)."""
+    if isinstance(given, QModelRoleData):
+        return [given]
+    return [given[at] for at in range(given.size())]  # type: ignore[index] # (PySide's stub lacks it)
 
 
 @dataclass(frozen=True)
@@ -107,16 +118,37 @@ class ResourceTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._columns)
 
     def data(self, index: AnyIndex, role: int = _DISPLAY) -> Any:
-        # Asked about 700 times per paint of a screen of rows (seven roles per cell): plain int
-        # constants, and each of the index's values read once (an invalid index has row -1).
         if role not in _ROLES:
             return None
-        row = index.row()
-        items = self._items
-        if not 0 <= row < len(items):
+        row = index.row()  # (an invalid index has row -1)
+        if not 0 <= row < len(self._items):
             return None
-        item = items[row]
-        number = index.column()
+        return self._value(self._items[row], index.column(), role)
+
+    def multiData(self, index: AnyIndex, roleDataSpan: RoleData) -> None:
+        """Every role a delegate asks for one cell, in one call from Qt (Qt's delegate asks seven
+        roles per cell when it paints: one call into Python per cell instead of seven)."""
+        asked = each_role(roleDataSpan)
+        row = index.row()
+        if not 0 <= row < len(self._items):
+            for one in asked:
+                one.clearData()
+            return
+        self.fill_roles(row, index.column(), asked)
+
+    def fill_roles(self, row: int, number: int, span: list[QModelRoleData]) -> None:
+        """Answer every role in ``span`` for the cell at ``row``, ``number`` (a row that exists);
+        the proxy calls this too (Qt's proxies ask their source one role at a time)."""
+        item = self._items[row]
+        for asked in span:
+            role = asked.role()
+            if role in _ROLES:
+                asked.setData(self._value(item, number, role))
+            else:
+                asked.clearData()
+
+    def _value(self, item: Any, number: int, role: int) -> Any:
+        # Asked for every cell on screen at each paint: plain int constants, the commonest first.
         column = self._columns[number]
         if role == _DISPLAY:
             value = column.value(item)
@@ -283,6 +315,18 @@ class ResourceFilterProxy(QSortFilterProxyModel):
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterKeyColumn(-1)
         self.setSortCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+
+    def multiData(self, index: AnyIndex, roleDataSpan: RoleData) -> None:
+        """A delegate's roles for one cell, passed to the source in one call (Qt's proxies ask their
+        source role by role: seven calls into Python per cell painted)."""
+        source = self.sourceModel()
+        if isinstance(source, ResourceTableModel):
+            mapped = self.mapToSource(index)
+            row = mapped.row()
+            if 0 <= row < source.rowCount():
+                source.fill_roles(row, mapped.column(), each_role(roleDataSpan))
+                return
+        super().multiData(index, roleDataSpan)
 
     def lessThan(self, left: AnyIndex, right: AnyIndex) -> bool:
         a, b = left.data(SORT_ROLE), right.data(SORT_ROLE)
