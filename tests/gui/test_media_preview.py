@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtGui import QImage
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractButton, QApplication, QComboBox, QSlider
@@ -181,6 +181,65 @@ async def test_a_file_without_pictures_gets_a_waveform(
     image = QImage(str(still))
     assert not image.isNull() and image.text(AUDIO_TAG) == "audio"
     assert image.pixelColor(image.width() // 2, image.height() // 2).alpha() > 0  # bars are drawn
+    await quiet()
+
+
+async def turns(count: int = 3) -> None:
+    """A few turns of the event loop (what Qt posted meanwhile is delivered)."""
+    for _ in range(count):
+        await asyncio.sleep(0)
+
+
+class NestedResizes(QObject):
+    """Counts the resizes of a scroll area's widget within one turn of the event loop, and ends a
+    chain of them past ``LIMIT`` (a scroll area resizing its widget from inside that widget's own
+    resize: unbounded, it overflows the stack; on Windows the main thread has 1 MiB of it)."""
+
+    LIMIT = 20
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+        self.most = 0
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() != QEvent.Type.Resize:
+            return False
+        self.count += 1
+        self.most = max(self.most, self.count)
+        return self.count > self.LIMIT  # (ends the chain: the scroll area's own filter is not reached)
+
+
+@pytest.mark.asyncio
+async def test_the_details_settle_where_the_previews_height_depends_on_the_scroll_bar(
+    qtbot: QtBot, session: Session, background: Background, tidal: dict[str, Any]
+) -> None:
+    """Found by the soak (a crash in Qt's text layout, 11,000 frames deep): the preview's picture
+    is 9:16 of its width, so with the scroll bar the details are narrower and shorter, and
+    without it wider and taller. Where the details were one pixel taller than the room at the
+    wider width, the scroll area resized them back and forth from inside its own resize until
+    the stack ran out. The details keep their scroll bar's room whatever their height."""
+    pane = await open_media_pane(qtbot, session, background, VideosPane)
+    await select(pane, tidal["id"])
+    preview = pane.preview
+    await until(lambda: preview.state == "ready", timeout=60)
+    watch = NestedResizes()
+    area = pane.details_scroll
+    pane.details.installEventFilter(watch)  # (installed last: it sees each resize first; it stays
+    # installed to the end, so that a failed check does not end in the overflow)
+    for details_width in (300, 330):
+        pane.splitter.setSizes([pane.width() - details_width, details_width])
+        pane.resize(pane.width(), 1600)  # room for all of the details: as wide as they get
+        await turns()
+        tall = pane.details.heightForWidth(pane.details.width())  # what they need at that width
+        chrome = pane.height() - area.height()
+        for over in (-3, -2, -1, 0, 1):  # the room just short of what the wider details need
+            watch.count = 0
+            pane.resize(pane.width(), tall + over + chrome)
+            await turns()  # (the layout requests posted meanwhile are served)
+            # a few resizes while the preview's picture takes its new height; a chain is endless
+            assert watch.most < NestedResizes.LIMIT // 2, (details_width, tall + over, watch.most)
+            assert area.verticalScrollBar().isVisible()
     await quiet()
 
 

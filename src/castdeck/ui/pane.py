@@ -28,13 +28,11 @@ from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
     QDialog,
-    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QTableView,
     QToolButton,
@@ -51,6 +49,7 @@ from .details_panel import DetailsPanel, link_label
 from .empty_state import EmptyState
 from .pane_views import CARD_KINDS, PICTURE_KINDS, PaneViews
 from .resource_model import Column, ResourceFilterProxy, ResourceTableModel
+from .scroll import details_scroll
 from .widgets import Banner, alive, heading_label
 
 if TYPE_CHECKING:
@@ -159,9 +158,7 @@ class ResourcePane(QWidget):
         if self.views.switch is not None:
             header.insertWidget(view_switch_at, self.views.switch)
             header.insertSpacing(view_switch_at + 1, 6)
-        self.details_scroll = QScrollArea(self.splitter)
-        self.details_scroll.setWidgetResizable(True)
-        self.details_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.details_scroll = details_scroll(self.splitter)
         self.details = DetailsPanel()
         self.details_scroll.setWidget(self.details)
         self.splitter.addWidget(self.view_stack)

@@ -31,14 +31,12 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
     QFormLayout,
-    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
     QMainWindow,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QStackedWidget,
     QStatusBar,
@@ -52,6 +50,7 @@ from castdeck.store.picture_files import picture_key
 from ..cover_delegate import PICTURE_ROW_HEIGHT, CoverDelegate, decode_picture, small_tile
 from ..flow_layout import FlowLayout, flow_policy
 from ..pane_header import fit_filter, view_switch
+from ..scroll import details_scroll
 from ..window_frame import sandbox_strip, sidebar, sidebar_item
 
 __all__ = ["EarlyPane", "EarlyPicture", "EarlyWindow"]
@@ -264,12 +263,10 @@ class EarlyWindow(QMainWindow):
             else:
                 top.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
         self.table.setWordWrap(False)
-        details_scroll = QScrollArea(splitter)
-        details_scroll.setWidgetResizable(True)
-        details_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        details_scroll.setWidget(self._details())
+        details = details_scroll(splitter)
+        details.setWidget(self._details())
         splitter.addWidget(stack)
-        splitter.addWidget(details_scroll)
+        splitter.addWidget(details)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
         splitter.setSizes([620, 420])
