@@ -214,8 +214,8 @@ class NestedResizes(QObject):
 async def test_the_details_settle_where_the_previews_height_depends_on_the_scroll_bar(
     qtbot: QtBot, session: Session, background: Background, tidal: dict[str, Any]
 ) -> None:
-    """Found by the soak (a crash in Qt's text layout, 11,000 frames deep): the preview's picture
-    is 9:16 of its width, so with the scroll bar the details are narrower and shorter, and
+    """Found by the soak (a crash in Qt's text layout, 11,000 frames deep): the preview's picture's
+    height is 9/16 of its width, so with the scroll bar the details are narrower and shorter, and
     without it wider and taller. Where the details were one pixel taller than the room at the
     wider width, the scroll area resized them back and forth from inside its own resize until
     the stack ran out. The details keep their scroll bar's room whatever their height."""

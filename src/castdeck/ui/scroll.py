@@ -1,7 +1,7 @@
 """``details_scroll``: the scroll area around a pane's details (the pane and the early window).
 
 Its vertical scroll bar is always there (disabled while the details fit). The details hold
-content that is taller when wider, such as the preview's picture, kept at 16:9 of its width.
+content that is taller when wider, such as the preview's picture (its height 9/16 of its width).
 A scroll bar shown only as needed can then have no stable state:
 - with the bar, the details are narrower, so shorter, so they fit, and the bar goes;
 - without it, they are wider, so taller, and no longer fit.
