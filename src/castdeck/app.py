@@ -44,6 +44,7 @@ from castdeck.ui.early import EarlyWindow
 from castdeck.ui.early.window import PICTURE_SIZE
 from castdeck.ui.main_window import MainWindow
 from castdeck.ui.pictured import PicturedPane
+from castdeck.ui.pyside_types import resolve_object_types
 from castdeck.ui.welcome import WelcomeDialog, mark_welcome_done, welcome_done
 from castdeck.ui.widgets import run_dialog
 
@@ -76,7 +77,11 @@ def settle_startup_objects() -> None:
     60 ms (benchmarks/episodes_scale.py).
 
     The collector was off while the app loaded (``castdeck.__main__``): this one full collection
-    frees what start-up dropped, and the collector is on from here."""
+    frees what start-up dropped, and the collector is on from here.
+
+    PySide's lazily made classes are made here first (:mod:`castdeck.ui.pyside_types`), so that
+    they are frozen with the rest and never made in the middle of the user's work."""
+    resolve_object_types()
     gc.collect()
     gc.freeze()
     gc.enable()
