@@ -12,7 +12,7 @@ connection, with the first-steps strip still offered, or on a pane the early win
 the app starts as before: nothing early.
 
 This module and what it imports before the first paint are light on purpose (QtCore, QtGui,
-QtWidgets, platformdirs, sqlite3, json): a test checks that none of pydantic, httpx, qasync or the
+QtWidgets, sqlite3, json; platformdirs only on Windows): a test checks that none of pydantic, httpx, qasync or the
 models is loaded before the early window has painted.
 """
 
@@ -25,7 +25,6 @@ import sys
 import traceback
 from pathlib import Path
 
-import platformdirs
 from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
@@ -63,8 +62,23 @@ early_problem: str | None = None
 
 
 def user_data_dir() -> Path:
-    """Where Castdeck keeps its data on this platform."""
-    return Path(platformdirs.user_data_dir("castdeck", appauthor=False))
+    """Where Castdeck keeps its data on this platform: platformdirs'
+    ``user_data_dir("castdeck", appauthor=False)``.
+
+    On Linux and macOS the rule is two lines, worked out here: importing platformdirs (and the
+    ``typing`` and ``configparser`` it loads) took 3 to 6 ms of a start-up that may spend 59 ms
+    beyond a bare window (``benchmarks/app_startup.py``). On Windows the folder comes from the
+    shell's known-folder API, so platformdirs itself answers there. A test holds the two equal."""
+    if sys.platform == "win32":
+        import platformdirs
+
+        return Path(platformdirs.user_data_dir("castdeck", appauthor=False))
+    if sys.platform == "darwin":
+        return Path(os.path.expanduser("~/Library/Application Support"), "castdeck")
+    base = os.environ.get("XDG_DATA_HOME", "")
+    if not base.strip():
+        base = os.path.expanduser("~/.local/share")
+    return Path(base, "castdeck")
 
 
 def build_parser() -> argparse.ArgumentParser:
