@@ -12,8 +12,8 @@ connection, with the first-steps strip still offered, or on a pane the early win
 the app starts as before: nothing early.
 
 This module and what it imports before the first paint are light on purpose (QtCore, QtGui,
-QtWidgets, sqlite3, json; platformdirs only on Windows): a test checks that none of pydantic, httpx, qasync or the
-models is loaded before the early window has painted.
+QtWidgets, sqlite3, json; platformdirs only on Windows): a test checks that none of pydantic,
+httpx, qasync or the models is loaded before the early window has painted.
 """
 
 from __future__ import annotations
