@@ -17,8 +17,7 @@ from pytestqt.qtbot import QtBot
 from castdeck.services.background import Background
 from castdeck.services.session import ConnectionState, Session
 from castdeck.store.cache import Cache
-from castdeck.ui.jobs import card as card_module
-from castdeck.ui.jobs.card import CardText, JobCard
+from castdeck.ui.jobs.card import JobCard
 from castdeck.ui.jobs.panel import CARD_WINDOW, JobsPanel
 from castdeck.ui.main_window import MainWindow
 from tests.conftest import RunningSandbox
@@ -402,52 +401,3 @@ async def test_only_the_newest_cards_are_built_until_the_user_scrolls_to_older_o
     finally:
         line.release()
     await quiet()
-
-
-def card_text(text: str, width: int, *, lines: int = 2, right: bool = False) -> CardText:
-    widget = CardText(lines=lines, right=right)
-    widget.setText(text)
-    widget.resize(width, widget.sizeHint().height())
-    return widget
-
-
-@pytest.mark.parametrize("right", [False, True])
-def test_card_text_keeps_its_lines_until_the_text_the_size_or_the_font_changes(
-    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch, right: bool
-) -> None:
-    """The lines are wrapped once and painted again as they are; each change paints what a new
-    card in the same state paints, never the lines kept for the state before."""
-    wraps: list[str] = []
-    real_wrap = card_module.wrap_lines
-
-    def counting_wrap(text: str, *args: Any) -> list[str]:
-        wraps.append(text)
-        return real_wrap(text, *args)
-
-    monkeypatch.setattr(card_module, "wrap_lines", counting_wrap)
-    long = "Episode: the history of tide clocks and the people who wound them every morning"
-    widget = card_text(long, 160, right=right)
-    qtbot.addWidget(widget)
-
-    def same_as_new(text: str, width: int) -> None:
-        fresh = card_text(text, width, right=right)
-        fresh.setFont(widget.font())
-        fresh.resize(widget.size())
-        qtbot.addWidget(fresh)
-        assert widget.grab().toImage() == fresh.grab().toImage()
-
-    first = widget.grab().toImage()
-    widget.grab()
-    widget.grab()
-    assert wraps == [long], "three paints of one state wrap its text once"
-
-    widget.setText("Waiting 3 s")
-    same_as_new("Waiting 3 s", 160)
-    widget.setText(long)
-    assert widget.grab().toImage() == first
-    widget.resize(90, widget.height())
-    same_as_new(long, 90)
-    font = widget.font()
-    font.setPointSizeF(font.pointSizeF() * 1.5)
-    widget.setFont(font)
-    same_as_new(long, 90)

@@ -11,8 +11,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QEvent, QPointF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPaintEvent, QPalette, QStaticText
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -222,11 +222,6 @@ class CardText(QWidget):
     A card's height never depends on its width, so two hundred cards lay out with plain
     arithmetic: word-wrapped labels made every change re-measure every card's text (stalls of
     hundreds of milliseconds). The full text is in the tooltip and the accessible description.
-
-    The wrapped lines are kept, laid out, until the text, the size or the font changes: a card is
-    repainted far more often than its text changes (the cards below a new one move; the dock
-    scrolls), and wrapping measured every word again on each paint, about ten cards a turn
-    (``benchmarks/background_load.py``).
     """
 
     def __init__(self, parent: QWidget | None = None, *, lines: int = 1, bold: bool = False,
@@ -238,8 +233,6 @@ class CardText(QWidget):
         self._max_lines = lines
         self._color: QColor | None = None
         self._muted = muted
-        self._laid_out: tuple[tuple[str, int, int], list[tuple[QPointF, QStaticText]]] | None = None
-        """(text, width, height) and the lines painted for them, at their places."""
         font = self.font()
         if bold:
             font.setBold(True)
@@ -285,34 +278,17 @@ class CardText(QWidget):
     def minimumSizeHint(self) -> QSize:
         return QSize(20, self.sizeHint().height())
 
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.FontChange:
-            self._laid_out = None
-        super().changeEvent(event)
-
-    def _lay_out(self) -> list[tuple[QPointF, QStaticText]]:
-        metrics = self.fontMetrics()
-        spacing = max(1, metrics.lineSpacing())
-        rows = wrap_lines(self._text, metrics, self.width(), self.height() // spacing)
-        placed = []
-        for number, row in enumerate(rows):
-            text = QStaticText(row)
-            text.setTextFormat(Qt.TextFormat.PlainText)
-            x = self.width() - metrics.horizontalAdvance(row) if self._right else 0
-            placed.append((QPointF(x, number * spacing), text))  # a static text's place is its top left
-        return placed
-
     def paintEvent(self, _event: QPaintEvent) -> None:
         painter = QPainter(self)
         if self._color is not None:
             painter.setPen(self._color)
         elif self._muted:
             painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
-        key = (self._text, self.width(), self.height())
-        if self._laid_out is None or self._laid_out[0] != key:
-            self._laid_out = (key, self._lay_out())
-        for place, text in self._laid_out[1]:
-            painter.drawStaticText(place, text)
+        metrics = self.fontMetrics()
+        rows = wrap_lines(self._text, metrics, self.width(), self.height() // max(1, metrics.lineSpacing()))
+        for number, row in enumerate(rows):
+            x = self.width() - metrics.horizontalAdvance(row) if self._right else 0
+            painter.drawText(x, number * metrics.lineSpacing() + metrics.ascent(), row)
 
 
 def wrap_lines(text: str, metrics: QFontMetrics, width: int, limit: int) -> list[str]:
