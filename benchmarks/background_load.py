@@ -123,26 +123,6 @@ class CountingTransport(httpx.AsyncBaseTransport):
         await self.inner.aclose()
 
 
-class LoopProbe(StallProbe):
-    """The 5 ms timer probe, also counting the main thread's CPU time between ticks: a wall-clock
-    gap with little CPU in it is the machine (the sandbox's render worker competes for the two
-    cores); a gap full of CPU is the app's own work."""
-
-    def start(self) -> None:
-        self.cpu_last = time.thread_time()
-        self.cpu_worst = 0.0
-        self.cpu_gaps: list[float] = []
-        super().start()
-
-    def _tick(self) -> None:
-        now = time.thread_time()
-        busy = now - self.cpu_last
-        self.cpu_last = now
-        self.cpu_gaps.append(busy)
-        self.cpu_worst = max(self.cpu_worst, busy)
-        super()._tick()
-
-
 def make_pdf(path: Path, mib: int) -> None:
     block = os.urandom(1024 * 1024)
     with path.open("wb") as handle:
@@ -152,8 +132,8 @@ def make_pdf(path: Path, mib: int) -> None:
         handle.write(b"\n%%EOF\n")
 
 
-async def measure(seconds: float) -> LoopProbe:
-    probe = LoopProbe()
+async def measure(seconds: float) -> StallProbe:
+    probe = StallProbe()
     probe.start()
     await asyncio.sleep(seconds)
     probe.stop()
@@ -248,7 +228,7 @@ async def run(base_url: str, args: argparse.Namespace, work: Path, spoken: dict[
         make_pdf(path, args.upload_mib)
         files.append(path)
 
-    probe = LoopProbe()
+    probe = StallProbe()
     probe.start()
     started = time.monotonic()
     listening.start()
