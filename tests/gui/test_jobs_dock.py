@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QRect
+from PySide6.QtCore import QEvent, QObject, QRect, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 from pytestqt.qtbot import QtBot
@@ -302,6 +302,66 @@ async def test_the_dock_keeps_the_most_recently_ended_cards_and_forgets_older_jo
     assert len(panel.list_widget.findChildren(JobCard)) == 3
     await background.jobs.flush()
     await quiet()
+
+
+class Resizes(QObject):
+    """Counts the resize events ``widget`` receives."""
+
+    def __init__(self, widget: QObject) -> None:
+        super().__init__(widget)
+        self.count = 0
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self.count += 1
+        return False
+
+
+@pytest.mark.asyncio
+async def test_the_dock_keeps_its_width_as_its_summary_and_uploads_line_grow(
+    qtbot: QtBot, session: Session, background: Background, tmp_path: Path, shot: Any
+) -> None:
+    """The summary wraps and the uploads line shortens itself with "…" inside the dock: neither
+    widens it, so the pane beside the dock is never resized (it would jump sideways under the user,
+    and the whole window would repaint each time a count changed)."""
+    window = open_window(qtbot, session, background)
+    panel = window.jobs_panel
+    qtbot.waitExposed(window)
+    await quiet()
+    central = window.centralWidget()
+    widths = (window.jobs_dock.width(), central.width())
+    resizes = Resizes(central)
+
+    # Real uploads: five files sent, one refused.
+    files = []
+    for number in range(5):
+        path = tmp_path / f"notes-{number}.txt"
+        path.write_text(f"Research notes {number}.\n" * 20_000)
+        files.append(path)
+    (tmp_path / "tool.exe").write_bytes(b"MZ" + b"\x00" * 100)
+    await background.uploads.add_paths([*files, tmp_path / "tool.exe"])
+    await until(
+        lambda: panel.uploads_button.full_text().startswith("Uploads: 5 of 5 done · 1 need attention")
+    )
+    # The longest lines the panel writes: every state at once, an upload's time left.
+    summary = "120 running · 16 waiting to send · 12 to check again · 52 ended"
+    panel.summary.setText(summary)
+    line = "Uploads: 3 of 10 done · 45% · about 120 s left · 2 need attention  ›"
+    panel.uploads_button.set_full_text(line)
+    await quiet()
+
+    assert (window.jobs_dock.width(), central.width()) == widths
+    assert resizes.count == 0
+    assert panel.summary.text() == summary
+    assert panel.summary.height() >= panel.summary.heightForWidth(panel.summary.width())  # all of it
+    shown = panel.uploads_button.text()
+    assert shown.endswith("…") and line.startswith(shown[:-1])
+    assert panel.uploads_button.toolTip().splitlines()[0] == line
+    assert panel.uploads_button.accessibleDescription() == line
+    shot(window.jobs_dock, "jobs-dock-long-lines")
+    window.resizeDocks([window.jobs_dock], [widths[0] + 300], Qt.Orientation.Horizontal)  # room: all of it
+    await until(lambda: panel.uploads_button.text() == line)
 
 
 @pytest.mark.asyncio

@@ -6,8 +6,8 @@ import asyncio
 import re
 from typing import Any
 
-from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QGuiApplication
+from PySide6.QtCore import QSize, Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import (
     QDialog,
     QFrame,
@@ -15,6 +15,9 @@ from PySide6.QtWidgets import (
     QLabel,
     QMessageBox,
     QPushButton,
+    QSizePolicy,
+    QStyle,
+    QStyleOptionButton,
     QTextBrowser,
     QWidget,
 )
@@ -26,6 +29,7 @@ from castdeck.services.safe_html import clip_text, looks_like_html, safe_html
 __all__ = [
     "DISPLAY_LIMIT",
     "Banner",
+    "ElidedButton",
     "SafeTextBrowser",
     "alive",
     "ask",
@@ -159,6 +163,50 @@ class SafeTextBrowser(QTextBrowser):
             self.setHtml(safe_html(value))
         else:
             self.setPlainText(clip_text(value))
+
+
+class ElidedButton(QPushButton):
+    """A push button for a changing one-line status: it takes the width its layout gives it and
+    never asks for more, cutting its text with "…" when the text is wider. The whole text is its
+    accessible description and the first line of its tool tip (``action`` says what a click does).
+
+    A plain button asks its layout for its text's width: a status that grows (a count, a time left)
+    then widens a dock, which moves the main window's pane beside it and repaints the whole window."""
+
+    def __init__(self, parent: QWidget | None = None, *, action: str = "") -> None:
+        super().__init__(parent)
+        self._full = ""
+        self._action = action
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.setToolTip(action)
+
+    def full_text(self) -> str:
+        return self._full
+
+    def set_full_text(self, text: str) -> None:
+        if text == self._full:
+            return
+        self._full = text
+        self.setToolTip("\n".join(part for part in (text, self._action) if part))
+        self.setAccessibleDescription(text)
+        self._fit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        metrics = self.fontMetrics()
+        advance = metrics.horizontalAdvance(self._full)
+        option = QStyleOptionButton()
+        self.initStyleOption(option)
+        size = QSize(advance, metrics.height())  # the text's; the style adds its padding
+        needed = self.style().sizeFromContents(QStyle.ContentsType.CT_PushButton, option, size, self).width()
+        shown = self._full
+        if needed > self.width():
+            room = self.width() - (needed - advance)
+            shown = metrics.elidedText(self._full, Qt.TextElideMode.ElideRight, room)
+        self.setText(shown)  # Qt skips an unchanged text
 
 
 def alive(widget: QWidget) -> bool:

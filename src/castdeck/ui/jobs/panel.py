@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -43,7 +44,7 @@ from castdeck.store.jobs import Job
 from castdeck.store.kinds import MEDIA_KINDS, collection_of
 from castdeck.store.outbox import OutboxEntry
 
-from ..widgets import Banner, alive, ask, open_web_link
+from ..widgets import Banner, ElidedButton, alive, ask, open_web_link
 from .card import ENDED_STATES, CardView, JobCard, entry_view, job_key, job_view
 
 __all__ = ["JobsPanel"]
@@ -111,6 +112,13 @@ class JobsPanel(QWidget):
         header = QHBoxLayout()
         self.summary = QLabel(self)
         self.summary.setAccessibleName("Jobs summary")
+        # Wrapped to the width it is given, never asking for its text's: the dock (sized by what its
+        # content asks while the user has not dragged it) keeps its width as the counts grow. A
+        # wider dock moves the pane beside it and repaints the whole window.
+        self.summary.setWordWrap(True)
+        wrapped = self.summary.sizePolicy()
+        wrapped.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
+        self.summary.setSizePolicy(wrapped)
         self.clear_button = QPushButton("Clear finished", self)
         self.clear_button.setAccessibleName("Clear finished jobs")
         self.clear_button.setToolTip("Remove the cards of finished, failed and refused jobs")
@@ -118,10 +126,9 @@ class JobsPanel(QWidget):
         header.addWidget(self.summary, 1)
         header.addWidget(self.clear_button)
         outer.addLayout(header)
-        self.uploads_button = QPushButton(self)
+        self.uploads_button = ElidedButton(self, action="Show the upload queue in the Sources pane")
         self.uploads_button.setFlat(True)
         self.uploads_button.setAccessibleName("Uploads")
-        self.uploads_button.setToolTip("Show the upload queue in the Sources pane")
         self.uploads_button.setStyleSheet("text-align: left; padding: 2px 4px;")
         self.uploads_button.clicked.connect(self.uploadsRequested.emit)
         self.uploads_button.hide()
@@ -414,7 +421,7 @@ class JobsPanel(QWidget):
                 text += f" · about {max(1, round(totals.eta))} s left"
         if failed:
             text += f" · {failed} need attention"
-        self.uploads_button.setText(text + "  ›")
+        self.uploads_button.set_full_text(text + "  ›")
         self.uploads_button.show()
 
     # --- time ------------------------------------------------------------------------------------------------
