@@ -22,7 +22,11 @@ __all__ = ["DEFAULT_BURST", "DEFAULT_RATE", "RequestBudget"]
 
 DEFAULT_RATE = 10.0
 """Background requests a second when the service says nothing about its limits."""
-DEFAULT_BURST = 10.0
+DEFAULT_BURST = 2.0
+"""Background requests let through at once after a lull. Small on purpose: the answers of polls let
+through together arrive together, and the app reads each on its UI thread (about 1-2 ms each, the
+connection pool's book-keeping with it); ten at once made one turn of 20-40 ms under
+``benchmarks/background_load.py``. The rate over a second is the same."""
 RESERVE = 0.25
 """The share of the service's stated allowance left for requests a person makes."""
 MIN_RATE = 0.05
