@@ -302,12 +302,13 @@ async def run(base_url: str, args: argparse.Namespace, work: Path, spoken: dict[
         print(
             f"event loop while the uploads ran ({uploads_done_at:.0f} s): longest stall {upload_probe_worst * 1000:.1f} ms"
         )
-    print(f"event loop under load ({window_seconds:.0f} s): longest stall {probe.worst * 1000:.1f} ms,"
+    print(f"event loop under load ({window_seconds:.0f} s): longest stall {probe.worst * 1000:.1f} ms"
+          f" (at {probe.when(probe.gaps):.1f} s),"
           f" 99th percentile {p99(probe) * 1000:.1f} ms; ratio to idle: longest {probe.worst / max(idle.worst, 1e-4):.1f}x,"
           f" p99 {p99(probe) / max(p99(idle), 1e-4):.1f}x -> {'PASS' if probe.worst <= STALL_TARGET else 'OVER'}"
           f" (target <= {STALL_TARGET * 1000:.0f} ms)")  # fmt: skip
     print(f"main thread's own work between ticks (CPU time): idle longest {idle.cpu_worst * 1000:.1f} ms;"
-          f" under load longest {probe.cpu_worst * 1000:.1f} ms, 99th percentile"
+          f" under load longest {probe.cpu_worst * 1000:.1f} ms (at {probe.when(probe.cpu_gaps):.1f} s), 99th percentile"
           f" {p99(probe, 'cpu_gaps') * 1000:.1f} ms -> {'PASS' if probe.cpu_worst < CPU_TARGET else 'OVER'}"
           f" (target < {CPU_TARGET * 1000:.0f} ms: the app's part of the stalls; the rest is the machine)")  # fmt: skip
     played = [t for t in listening.frames if not math.isnan(t)]

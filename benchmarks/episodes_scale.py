@@ -124,16 +124,20 @@ class StallProbe(QObject):
         self.gaps: list[float] = []
         self.cpu_last = 0.0
         self.cpu_gaps: list[float] = []
+        self.started = 0.0
+        self.at: list[float] = []
+        """When each tick came, in seconds from the start."""
         self.worst_cpu = 0.0
         """The CPU time inside the longest gap."""
 
     def start(self) -> None:
-        self.last = time.perf_counter()
+        self.last = self.started = time.perf_counter()
         self.cpu_last = time.thread_time()
         self.worst = 0.0
         self.worst_cpu = 0.0
         self.gaps = []
         self.cpu_gaps = []
+        self.at = []
         self.timer.start()
 
     def stop(self) -> None:
@@ -145,6 +149,7 @@ class StallProbe(QObject):
         self.last, self.cpu_last = now, cpu_now
         self.gaps.append(gap)
         self.cpu_gaps.append(busy)
+        self.at.append(now - self.started)
         if gap > self.worst:
             self.worst, self.worst_cpu = gap, busy
 
@@ -152,6 +157,10 @@ class StallProbe(QObject):
     def cpu_worst(self) -> float:
         """The most CPU time between two ticks."""
         return max(self.cpu_gaps, default=0.0)
+
+    def when(self, gaps: list[float]) -> float:
+        """Seconds from the start to the end of the longest of ``gaps`` (``gaps`` or ``cpu_gaps``)."""
+        return self.at[gaps.index(max(gaps))] if gaps else 0.0
 
 
 class PaintWatch(QObject):
