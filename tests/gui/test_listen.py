@@ -330,8 +330,14 @@ async def test_exports_from_the_viewer_parse_and_hold_every_word(
         target = tmp_path / f"episode.{fmt}"
         dialog.selectFile(str(target))
         dialog.accept()
-        await until(lambda target=target: target.exists() and window.banner.isVisible())
-        assert window.banner.text.startswith(f"Saved episode.{fmt}")
+        # The file is written on a worker thread; the banner says so once the export has resumed
+        # on the UI thread (until then it may still show the previous export's line).
+        await until(
+            lambda fmt=fmt: (
+                window.banner.isVisible() and window.banner.text.startswith(f"Saved episode.{fmt}")
+            )
+        )
+        assert target.is_file()
     srt = parse_srt((tmp_path / "episode.srt").read_text(encoding="utf-8"))
     srt_words = []
     for cue in srt:
