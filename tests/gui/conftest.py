@@ -25,7 +25,7 @@ from castdeck.services.profiles import Profile
 from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
 from castdeck.store.cache import Cache
-from tests.conftest import DEMO_KEY, LEFTOVERS, RunningSandbox
+from tests.conftest import CLOSED_WITH_THE_SESSION, DEMO_KEY, LEFTOVERS, RunningSandbox
 from tests.helpers import Line
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
@@ -133,12 +133,6 @@ async def on_line(sandbox: RunningSandbox, cache: Cache, tmp_path: Path) -> Asyn
     await settle()
     await background.close()
     await opened.close()
-
-
-CLOSED_WITH_THE_SESSION = {"reconnect", "refresh balance"}
-"""Short-lived tasks a session owns and ends in ``Session.close()`` (the probe sleeps out its delay
-after the service is back, then ends by itself; a read of the balance after writes may wait up to
-a second for its turn)."""
 
 
 async def settle() -> None:
