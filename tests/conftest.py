@@ -238,7 +238,8 @@ def _followers_stopped(test: Callable[..., Any]) -> Callable[..., Any]:
     firing) would step its task with no running loop. Long-running followers are their owners' to
     close, and the fixtures still close them; stopping them here only moves their end before those
     event rounds. The session's own short-lived tasks (:data:`CLOSED_WITH_THE_SESSION`) stop here
-too, for the same reason; other short-lived work is left alone: ``settle()`` names it as a leftover."""
+    too, for the same reason; other short-lived work is left alone: ``settle()`` names it as a
+    leftover."""
 
     @functools.wraps(test)
     async def run(*args: Any, **kwargs: Any) -> Any:
