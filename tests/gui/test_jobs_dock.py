@@ -20,6 +20,7 @@ from castdeck.store.cache import Cache
 from castdeck.ui.jobs.card import JobCard
 from castdeck.ui.jobs.panel import CARD_WINDOW, JobsPanel
 from castdeck.ui.main_window import MainWindow
+from castdeck.ui.widgets import laid_out
 from tests.conftest import RunningSandbox
 from tests.gui.conftest import ARTIFACTS, OnLine, open_session, quiet, until
 from tests.gui.helpers import new_podcast, session_through
@@ -430,8 +431,7 @@ async def test_only_the_newest_cards_are_built_until_the_user_scrolls_to_older_o
         assert panel.more_button.isVisible() and panel.more_button.text() == "Show older jobs (15 more)"
 
         def shown_order() -> list[str]:
-            cards = [panel.list_layout.itemAt(i).widget() for i in range(panel.list_layout.count())]
-            return [c.view.key for c in cards if isinstance(c, JobCard)]
+            return [c.view.key for c in laid_out(panel.list_layout) if isinstance(c, JobCard)]
 
         assert shown_order() == keys[::-1][:CARD_WINDOW]  # newest on top
 

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractButton, QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from .flow_layout import FlowLayout, flow_policy
-from .widgets import SafeTextBrowser, display_text, open_web_link
+from .widgets import SafeTextBrowser, display_text, laid_out, open_web_link
 
 __all__ = ["DetailsPanel", "link_label"]
 
@@ -104,11 +104,8 @@ class DetailsPanel(QWidget):
         if self._picture is not None:
             self._picture.hide()
         self.note.hide()
-        for index in range(self.sections.count()):
-            item = self.sections.itemAt(index)
-            section = item.widget() if item is not None else None
-            if section is not None:
-                section.hide()
+        for section in laid_out(self.sections):
+            section.hide()
         while self.form.rowCount():
             self.form.removeRow(0)
         self._clear_actions()

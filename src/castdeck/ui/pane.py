@@ -90,7 +90,7 @@ class ResourcePane(QWidget):
 
         outer = QVBoxLayout(self)
         outer.setContentsMargins(8, 8, 8, 4)
-        header = QHBoxLayout()
+        header = self.header_row = QHBoxLayout()  # panes add their own buttons to it
         header.addWidget(heading_label(self.title, self))
         header.addSpacing(12)
         self.filters = QHBoxLayout()

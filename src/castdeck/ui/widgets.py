@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QMessageBox,
     QPushButton,
     QSizePolicy,
@@ -207,6 +208,24 @@ class ElidedButton(QPushButton):
             room = self.width() - (needed - advance)
             shown = metrics.elidedText(self._full, Qt.TextElideMode.ElideRight, room)
         self.setText(shown)  # Qt skips an unchanged text
+
+
+def laid_out(layout: QLayout) -> list[QWidget]:
+    """The widgets ``layout`` holds itself (not those of layouts inside it), in its order.
+
+    Read with ``indexOf``, never ``QLayout.itemAt``: PySide (6.11) keeps the Python wrapper of every
+    item ``itemAt`` returns for as long as the layout lives, still registered under the item's
+    address after Qt deletes the item (its widget removed or deleted). The next object Qt makes at
+    that address is then taken for the old item, and destroying it crashes the app
+    (tests/gui/test_layout_items.py). ``QFormLayout.itemAt(row, role)`` does not keep its item."""
+    owner = layout.parentWidget()
+    if owner is None:
+        return []
+    placed = [
+        (layout.indexOf(child), child)
+        for child in owner.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly)
+    ]
+    return [child for index, child in sorted(placed, key=lambda pair: pair[0]) if index >= 0]
 
 
 def alive(widget: QWidget) -> bool:

@@ -388,6 +388,7 @@ class JobCard(QFrame):
         self.button_rows = [QHBoxLayout(), QHBoxLayout()]
         for row in self.button_rows:
             row.setSpacing(4)
+            row.addStretch(1)  # kept: the buttons go in before it
             layout.addLayout(row)
         self.buttons: dict[str, QToolButton] = {}
         self._shown_actions: tuple[str, ...] | None = None
@@ -425,12 +426,13 @@ class JobCard(QFrame):
 
     def _set_actions(self, actions: tuple[str, ...]) -> None:
         self._shown_actions = actions
-        for row in self.button_rows:
-            while row.count():
-                item = row.takeAt(0)
-                widget = item.widget() if item is not None else None
-                if widget is not None:
-                    widget.deleteLater()
+        # removeWidget, not takeAt: Qt deletes the layout's item itself (an item taken with takeAt
+        # is the taker's to delete, and its Python wrapper does not)
+        for name, button in self.buttons.items():
+            if name != "dismiss":
+                for row in self.button_rows:
+                    row.removeWidget(button)
+                button.deleteLater()
         self.buttons = {}
         self.dismiss_button.setVisible("dismiss" in actions)
         self.dismiss_button.setAccessibleName(f"Dismiss: {self.view.title}")
@@ -443,10 +445,9 @@ class JobCard(QFrame):
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
             button.setAccessibleName(f"{ACTION_LABELS[name].rstrip('…')}: {self.view.title}")
             button.clicked.connect(lambda _checked=False, n=name: self.actionRequested.emit(n))
-            self.button_rows[min(number // 3, 1)].addWidget(button)
+            row = self.button_rows[min(number // 3, 1)]
+            row.insertWidget(row.count() - 1, button)
             self.buttons[name] = button
-        for row in self.button_rows:
-            row.addStretch(1)
 
     def update_elapsed(self, now: float | None = None) -> None:
         view = self.view

@@ -210,11 +210,8 @@ class EpisodesPane(PicturedPane):
         self.generate_button.setAccessibleName("Generate episode")
         self.generate_button.setToolTip("Generate an episode from a prompt (Ctrl+G)")
         self.generate_button.clicked.connect(self.generate)
-        outer = self.layout()
-        first = outer.itemAt(0) if outer is not None else None
-        header = first.layout() if first is not None else None
-        if isinstance(header, QHBoxLayout) and self.new_button is not None:
-            header.insertWidget(header.indexOf(self.new_button), self.generate_button)
+        if self.new_button is not None:
+            self.header_row.insertWidget(self.header_row.indexOf(self.new_button), self.generate_button)
         self.writes(self.generate_button)
         shortcut = QShortcut(QKeySequence("Ctrl+G"), self)
         shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
