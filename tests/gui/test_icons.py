@@ -4,6 +4,7 @@ palette changes under an open window), and the sidebar and the menus carry them.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QRect, QSize, Qt
@@ -14,9 +15,10 @@ from pytestqt.qtbot import QtBot
 from castdeck.services.background import Background
 from castdeck.services.session import Session
 from castdeck.ui import icons
-from castdeck.ui.icons import icon, icon_names, tint
+from castdeck.ui.icons import ICON_FOLDER, icon, icon_names, tint
 from castdeck.ui.main_window import MainWindow
 from castdeck.ui.panes import pane_specs
+from tests.conftest import wait_for
 from tests.gui.conftest import quiet, until
 from tests.gui.helpers import dark_palette
 
@@ -168,3 +170,62 @@ async def test_the_sidebar_and_menus_carry_icons_that_follow_a_palette_change(
         assert nearest(grab, glyph, palette.color(QPalette.ColorRole.WindowText)) <= 48, name  # 16 px: thin
         shot(menu, name.replace("app-icons", "menu-icons"))
     await quiet()  # the Hosts pane's first page
+
+
+@pytest.fixture
+def mask_folder(tmp_path: Path) -> Iterator[Path]:
+    """Masks kept in a folder of the test's own, and none in memory before or after."""
+    folder = tmp_path / "icon-masks"
+    icons.keep_masks_in(folder)
+    icons.forget_drawings()
+    yield folder
+    icons.keep_masks_in(None)
+    icons.forget_drawings()
+
+
+def drawn(name: str, side: int) -> QImage:
+    return icon(name).pixmap(QSize(side, side)).toImage().convertToFormat(QImage.Format.Format_ARGB32)
+
+
+def test_kept_masks_are_read_back_at_the_next_start_and_draw_the_same_pixels(mask_folder: Path) -> None:
+    first = drawn("episodes", 20)
+    kept = wait_for(lambda: list(mask_folder.glob("episodes-20x20-*.png")), timeout=30, interval=0.01)
+    assert len(kept) == 1 and not list(mask_folder.glob(".*"))  # no file half-written
+    svg = (ICON_FOLDER / "episodes.svg").stat()
+    assert kept[0].name == f"episodes-20x20-{svg.st_size}-{svg.st_mtime_ns}.png"
+
+    icons.forget_drawings()  # as a new start: nothing in memory, the file on disk
+    assert drawn("episodes", 20) == first
+
+    # the shape really comes from the file: a square written in its place is what shows
+    square = QImage(20, 20, QImage.Format.Format_ARGB32)
+    square.fill(QColor(0, 0, 0, 255))
+    assert square.save(str(kept[0]))
+    icons.forget_drawings()
+    assert strongest(drawn("episodes", 20), QRect(0, 0, 2, 2)).alpha() == 255  # a corner: no stroke there
+    assert strongest(first, QRect(0, 0, 2, 2)).alpha() == 0
+
+    # a broken file, or one of another size, is drawn again from the SVG (and written again)
+    for bad in (b"not a png", None):
+        if bad is None:
+            assert QImage(24, 24, QImage.Format.Format_ARGB32).save(str(kept[0]))
+        else:
+            kept[0].write_bytes(bad)
+        icons.forget_drawings()
+        assert drawn("episodes", 20) == first
+        wait_for(lambda: QImage(str(kept[0])).size() == QSize(20, 20), timeout=30, interval=0.01)
+
+
+def test_a_folder_that_cannot_be_written_leaves_the_icons_drawn(tmp_path: Path) -> None:
+    blocked = tmp_path / "a file, not a folder"
+    blocked.write_text("")
+    icons.keep_masks_in(blocked / "icon-masks")
+    icons.forget_drawings()
+    try:
+        first = drawn("sources", 16)
+        assert strongest(first).alpha() > 0
+        icons.forget_drawings()
+        assert drawn("sources", 16) == first
+    finally:
+        icons.keep_masks_in(None)
+        icons.forget_drawings()

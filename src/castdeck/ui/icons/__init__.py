@@ -8,19 +8,30 @@ colour, size, device pixel ratio); the cache is emptied when the palette or the 
 changes (:func:`palette_changed`, called by the main window and by QStyleHints).
 
 The drawings are 24×24 line drawings with ``stroke="currentColor"``; they are made for Castdeck.
+
+Drawing an SVG is the slow part (about 0.4 ms an icon, and loading QtSvg 1 ms): the first window
+draws a dozen icons before the creator sees anything. So each drawing's shape (its mask: the
+drawing in black, at one size in pixels) is also kept as a PNG file in a folder beside the offline
+data (:func:`keep_masks_in`, set by the launch), named with the SVG file's size and time, and read
+back at the next start instead of drawn; QtSvg is loaded only when a mask has to be drawn.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import threading
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QPoint, QRect, QRectF, QSize, Qt, qWarning
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QIconEngine, QImage, QPainter, QPalette, QPixmap
-from PySide6.QtSvg import QSvgRenderer
 
-__all__ = ["ICON_FOLDER", "icon", "icon_names", "palette_changed", "tint"]
+if TYPE_CHECKING:
+    from PySide6.QtSvg import QSvgRenderer
+
+__all__ = ["ICON_FOLDER", "forget_drawings", "icon", "icon_names", "keep_masks_in", "palette_changed", "tint"]
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +39,12 @@ ICON_FOLDER = Path(__file__).resolve().parent
 """Where the SVG files are (inside the package, and inside the bundle as castdeck/ui/icons)."""
 
 DESIGN_SIZE = 24
+MASK_FORMAT = QImage.Format.Format_ARGB32_Premultiplied
 _pixmaps: dict[tuple[str, int, int, int, float], QPixmap] = {}
+_masks: dict[tuple[str, int, int], QImage] = {}
+_mask_folder: Path | None = None
+_mask_lock = threading.Lock()
+_unsaved: dict[Path, QImage] = {}
 _hooked = False
 
 
@@ -40,6 +56,8 @@ def icon_names() -> tuple[str, ...]:
 
 @cache
 def _renderer(name: str) -> QSvgRenderer:
+    from PySide6.QtSvg import QSvgRenderer  # here: not before the first window has painted its icons
+
     # The drawing in black; the colour is laid over its shape afterwards (see _render).
     data = (ICON_FOLDER / f"{name}.svg").read_bytes().replace(b"currentColor", b"#000000")
     renderer = QSvgRenderer(QByteArray(data))
@@ -78,19 +96,93 @@ def tint(mode: QIcon.Mode, palette: QPalette | None = None, *, menu: bool = Fals
     return normal
 
 
-def _render(name: str, color: QColor, size: QSize, ratio: float) -> QPixmap:
-    key = (name, color.rgba(), size.width(), size.height(), ratio)
-    cached = _pixmaps.get(key)
-    if cached is not None:
-        return cached
-    pixels = QSize(max(1, round(size.width() * ratio)), max(1, round(size.height() * ratio)))
-    image = QImage(pixels, QImage.Format.Format_ARGB32_Premultiplied)
+def keep_masks_in(folder: Path | None) -> None:
+    """Keep the icons' drawn shapes in ``folder`` from now on (None: drawn each start, as before)."""
+    global _mask_folder
+    _mask_folder = folder
+
+
+def _mask_file(name: str, pixels: QSize) -> Path | None:
+    """Where the shape of ``name`` at ``pixels`` is kept: named with the SVG file's size and time, so
+    that a changed drawing is drawn again (and its old files left to be overwritten by no one:
+    a few hundred bytes each)."""
+    if _mask_folder is None:
+        return None
+    try:
+        drawn = (ICON_FOLDER / f"{name}.svg").stat()
+    except OSError:
+        return None
+    return _mask_folder / f"{name}-{pixels.width()}x{pixels.height()}-{drawn.st_size}-{drawn.st_mtime_ns}.png"
+
+
+def _draw_mask(name: str, pixels: QSize) -> QImage:
+    image = QImage(pixels, MASK_FORMAT)
     image.fill(Qt.GlobalColor.transparent)
     painter = QPainter(image)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     side = min(pixels.width(), pixels.height())  # square drawing, centred in a non-square size
     target = QRectF((pixels.width() - side) / 2, (pixels.height() - side) / 2, side, side)
     _renderer(name).render(painter, target)
+    painter.end()
+    return image
+
+
+def _mask(name: str, pixels: QSize) -> QImage:
+    """The drawing of ``name`` in black at ``pixels``: kept in memory, read from its file, or drawn
+    (and then written to its file on a thread of its own)."""
+    key = (name, pixels.width(), pixels.height())
+    mask = _masks.get(key)
+    if mask is not None:
+        return mask
+    path = _mask_file(name, pixels)
+    if path is not None and path.is_file():
+        read = QImage(str(path))
+        if not read.isNull() and read.size() == pixels:  # a broken or foreign file is drawn again
+            mask = read.convertToFormat(MASK_FORMAT)
+    if mask is None:
+        mask = _draw_mask(name, pixels)
+        if path is not None:
+            _save_later(path, mask)
+    _masks[key] = mask
+    return mask
+
+
+def _save_later(path: Path, mask: QImage) -> None:
+    with _mask_lock:
+        start = not _unsaved
+        _unsaved[path] = mask.copy()
+    if start:
+        threading.Thread(target=_save_masks, name="icon masks", daemon=True).start()
+
+
+def _save_masks() -> None:
+    """Write the masks drawn meanwhile, each to a file of its own through a temporary name (a start
+    that ends half-way leaves no half-written mask). A folder that cannot be written is skipped:
+    the icons are drawn again at the next start."""
+    while True:
+        with _mask_lock:
+            if not _unsaved:
+                return
+            path, mask = _unsaved.popitem()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_name(f".{os.getpid()}.{path.name}")  # its ending names the format
+            if mask.save(str(partial)):
+                os.replace(partial, path)
+            else:
+                partial.unlink(missing_ok=True)
+        except OSError as error:
+            log.info("icon mask %s not kept: %s", path.name, error)
+
+
+def _render(name: str, color: QColor, size: QSize, ratio: float) -> QPixmap:
+    key = (name, color.rgba(), size.width(), size.height(), ratio)
+    cached = _pixmaps.get(key)
+    if cached is not None:
+        return cached
+    pixels = QSize(max(1, round(size.width() * ratio)), max(1, round(size.height() * ratio)))
+    image = _mask(name, pixels).copy()
+    painter = QPainter(image)
     painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_SourceIn)
     painter.fillRect(image.rect(), color)
     painter.end()
@@ -164,6 +256,12 @@ def icon(name: str, *, menu: bool = False, strict: bool = False) -> QIcon:
 def palette_changed() -> None:
     """Forget the pixmaps drawn in the old palette's colours (the next paint draws them anew)."""
     _pixmaps.clear()
+
+
+def forget_drawings() -> None:
+    """Forget every drawing in memory, the shapes too (as at a new start; tests)."""
+    _pixmaps.clear()
+    _masks.clear()
 
 
 def _follow_color_scheme() -> None:
