@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import (
     QFrame,
@@ -233,6 +233,7 @@ class CardText(QWidget):
         self._max_lines = lines
         self._color: QColor | None = None
         self._muted = muted
+        self._laid: tuple[tuple[str, int, int], list[tuple[int, str]]] | None = None  # see _rows
         font = self.font()
         if bold:
             font.setBold(True)
@@ -278,6 +279,24 @@ class CardText(QWidget):
     def minimumSizeHint(self) -> QSize:
         return QSize(20, self.sizeHint().height())
 
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.FontChange:
+            self._laid = None
+        super().changeEvent(event)
+
+    def _rows(self, metrics: QFontMetrics) -> list[tuple[int, str]]:
+        """The rows to paint, each with its x: wrapped once for a text and a size. A card repaints
+        whenever the cards around it move (a job ends above it); its text seldom changes."""
+        width, limit = self.width(), self.height() // max(1, metrics.lineSpacing())
+        key = (self._text, width, limit)
+        if self._laid is None or self._laid[0] != key:
+            rows = wrap_lines(self._text, metrics, width, limit)
+            self._laid = (
+                key,
+                [(width - metrics.horizontalAdvance(r) if self._right else 0, r) for r in rows],
+            )
+        return self._laid[1]
+
     def paintEvent(self, _event: QPaintEvent) -> None:
         painter = QPainter(self)
         if self._color is not None:
@@ -285,9 +304,7 @@ class CardText(QWidget):
         elif self._muted:
             painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
         metrics = self.fontMetrics()
-        rows = wrap_lines(self._text, metrics, self.width(), self.height() // max(1, metrics.lineSpacing()))
-        for number, row in enumerate(rows):
-            x = self.width() - metrics.horizontalAdvance(row) if self._right else 0
+        for number, (x, row) in enumerate(self._rows(metrics)):
             painter.drawText(x, number * metrics.lineSpacing() + metrics.ascent(), row)
 
 
