@@ -68,6 +68,8 @@ class MainWindow(QMainWindow):
         self.session: Session | None = None
         self.background: Background | None = None
         self._built: dict[int, QWidget] = {}
+        self.shown_title: str | None = None
+        """The pane shown last, written as ``window/last_pane`` when the window closes."""
 
         central = QWidget(self)
         outer = QVBoxLayout(central)
@@ -277,7 +279,10 @@ class MainWindow(QMainWindow):
         if 0 <= row < len(self._specs):
             pane = self._pane_at(row)
             self.stack.setCurrentIndex(row)
-            QSettings().setValue("window/last_pane", self._specs[row].title)
+            # Remembered when the window closes, not here: each QSettings write ends in two
+            # fdatasync calls, and under disk load (uploads, the sandbox rendering) one took 0.4 to
+            # 0.5 s of the UI thread at a pane switch (benchmarks/soak.py).
+            self.shown_title = self._specs[row].title
             self.first_steps.pane_shown(self._specs[row].title)
             activate = getattr(pane, "activate", None)
             if callable(activate):
@@ -394,5 +399,7 @@ class MainWindow(QMainWindow):
         settings = QSettings()
         settings.setValue("window/geometry", self.saveGeometry())
         settings.setValue("window/state", self.saveState())
+        if self.shown_title is not None:
+            settings.setValue("window/last_pane", self.shown_title)
         self.closing.emit()
         super().closeEvent(event)
