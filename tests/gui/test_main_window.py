@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, QRect, QSettings, Qt
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -151,14 +153,26 @@ async def test_a_dark_system_palette_reaches_every_part(
         app.setPalette(light)
 
 
+def settings_bytes() -> bytes | None:
+    """The settings file as it is on disk (None: not written yet)."""
+    path = Path(QSettings().fileName())
+    return path.read_bytes() if path.exists() else None
+
+
 @pytest.mark.asyncio
 async def test_the_window_comes_back_as_it_was_left(
     qtbot: QtBot, session: Session, background: Background
 ) -> None:
     first = await open_window(qtbot, session, background)
     first.jobs_dock.show()
+    before = settings_bytes()
     first.show_pane("Voices")
+    first.show_pane("Hosts")
+    first.show_pane("Voices")
+    # a switch writes nothing (each settings write ends in two fdatasync calls on the UI thread)
+    assert settings_bytes() == before
     first.close()
+    assert MainWindow.remembered_pane() == "Voices"
     second = MainWindow(session, background, start_pane=MainWindow.remembered_pane())
     qtbot.addWidget(second)
     second.restore_geometry()
@@ -228,14 +242,21 @@ async def test_the_network_indicator_shows_while_requests_run_and_lingers_withou
     status = window.status
     await quiet()
     await until(lambda: status.activity.isHidden(), timeout=5)
-    balance_at = status.balance.geometry()
+
+    def room() -> tuple[int, QRect]:
+        """Where the balance beside the indicator ends, and the indicator's own room. (Not the
+        balance's whole geometry: jobs of earlier tests settle on the shared sandbox, and a new
+        balance text is wider or narrower.)"""
+        return status.balance.geometry().right(), status.activity.geometry()
+
+    room_at = room()
     seen: list[bool] = []
     session.activityChanged.connect(lambda n: seen.append(n > 0 and status.activity.isVisible()))
     await session.refresh_account()  # a request through the session
     assert True in seen  # shown while the request was in flight
     assert status.activity.isVisible()  # and still, just after the last ended
-    assert status.balance.geometry() == balance_at
+    assert room() == room_at
     await until(lambda: status.activity.isHidden(), timeout=5)
-    assert status.balance.geometry() == balance_at  # its room kept: nothing beside it moved
+    assert room() == room_at  # its room kept: nothing beside it moved
     assert status.activity.toolTip() == "1 request(s) in flight"
     await quiet()
