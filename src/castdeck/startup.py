@@ -193,10 +193,8 @@ def main(argv: list[str] | None = None) -> int:
             print("painted", early.model.rowCount(), flush=True)
             said = True
         early.decode_pictures()  # its covers come while the rest loads
-        set_app_icon(app)
         load_heavy(app)
-    else:
-        set_app_icon(app)
+    set_app_icon(app)
     from castdeck.app import run_app
 
     return run_app(app, args, data_dir, early, early_painted=said, early_problem=early_problem)

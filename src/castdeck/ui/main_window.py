@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from castdeck.services.background import Background
 from castdeck.services.session import Session
+from castdeck.services.start_choice import LAST_PANE
 from castdeck.services.tasks import close_owned
 
 from . import icons
@@ -68,8 +69,6 @@ class MainWindow(QMainWindow):
         self.session: Session | None = None
         self.background: Background | None = None
         self._built: dict[int, QWidget] = {}
-        self.shown_title: str | None = None
-        """The pane shown last, written as ``window/last_pane`` when the window closes."""
 
         central = QWidget(self)
         outer = QVBoxLayout(central)
@@ -272,17 +271,16 @@ class MainWindow(QMainWindow):
 
     @staticmethod
     def remembered_pane() -> str | None:
-        value = QSettings().value("window/last_pane")
+        value = QSettings().value(LAST_PANE)
         return value if isinstance(value, str) else None
 
     def _switch(self, row: int) -> None:
         if 0 <= row < len(self._specs):
             pane = self._pane_at(row)
             self.stack.setCurrentIndex(row)
-            # Remembered when the window closes, not here: each QSettings write ends in two
-            # fdatasync calls, and under disk load (uploads, the sandbox rendering) one took 0.4 to
-            # 0.5 s of the UI thread at a pane switch (benchmarks/soak.py).
-            self.shown_title = self._specs[row].title
+            # The pane is remembered when the window closes, not here: each QSettings write ends
+            # in two fdatasync calls, and under disk load (uploads, the sandbox rendering) one took
+            # 0.4 to 0.5 s of the UI thread at a pane switch (benchmarks/soak.py).
             self.first_steps.pane_shown(self._specs[row].title)
             activate = getattr(pane, "activate", None)
             if callable(activate):
@@ -399,7 +397,8 @@ class MainWindow(QMainWindow):
         settings = QSettings()
         settings.setValue("window/geometry", self.saveGeometry())
         settings.setValue("window/state", self.saveState())
-        if self.shown_title is not None:
-            settings.setValue("window/last_pane", self.shown_title)
+        row = self.stack.currentIndex()
+        if 0 <= row < len(self._specs):
+            settings.setValue(LAST_PANE, self._specs[row].title)
         self.closing.emit()
         super().closeEvent(event)
