@@ -17,7 +17,9 @@ import keyring
 import pytest
 import pytest_asyncio
 from keyring.backend import KeyringBackend
-from PySide6.QtCore import QCoreApplication, QSettings
+from PySide6.QtCore import QCoreApplication, QSettings, Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from castdeck.services.background import Background
@@ -66,6 +68,29 @@ def isolated_settings(tmp_path: Path, qapp: QApplication) -> Iterator[None]:
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
     yield
+
+
+@pytest.fixture(autouse=True)
+def modifiers_released(qapp: QApplication) -> Iterator[None]:
+    """No test starts with Shift or Ctrl held. ``qtbot.keyClick`` with modifiers leaves Qt believing
+    them held when the key's shortcut hides the widget the keys were sent to (Ctrl+Shift+V in
+    test_card_view); a later test's ``selectRow`` then added to the selection as a Shift-click does
+    (test_upload_queue's context menu failed in that order)."""
+    yield
+    held = QGuiApplication.keyboardModifiers()
+    if held != Qt.KeyboardModifier.NoModifier:
+        keys = {
+            Qt.KeyboardModifier.ShiftModifier: Qt.Key.Key_Shift,
+            Qt.KeyboardModifier.ControlModifier: Qt.Key.Key_Control,
+            Qt.KeyboardModifier.AltModifier: Qt.Key.Key_Alt,
+            Qt.KeyboardModifier.MetaModifier: Qt.Key.Key_Meta,
+        }
+        target = QWidget()
+        for modifier, key in keys.items():
+            if held & modifier:
+                QTest.keyRelease(target, key, Qt.KeyboardModifier.NoModifier)
+        target.deleteLater()
+    assert QGuiApplication.keyboardModifiers() == Qt.KeyboardModifier.NoModifier
 
 
 @pytest.fixture
