@@ -28,6 +28,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from castdeck.api import CastdeckError, Client
+from castdeck.services import settings_later
 from castdeck.services.background import Background
 from castdeck.services.collector import QuietCollector
 from castdeck.services.event_loop import new_event_loop
@@ -421,6 +422,7 @@ class CastdeckApp:
             await self.sandbox.stop()
         if self.cache is not None:
             self.cache.close()
+        await asyncio.to_thread(settings_later.flush)  # the settings last changed, on disk before the exit
 
 
 def _excepthook(kind: type[BaseException], error: BaseException, tb: TracebackType | None) -> None:

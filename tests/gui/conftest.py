@@ -22,6 +22,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
+from castdeck.services import settings_later
 from castdeck.services.background import Background
 from castdeck.services.profiles import Profile
 from castdeck.services.session import Session
@@ -68,6 +69,8 @@ def isolated_settings(tmp_path: Path, qapp: QApplication) -> Iterator[None]:
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
     yield
+    # before the next test moves the settings
+    assert settings_later.flush(), "settings remembered by the test were not written"
 
 
 @pytest.fixture(autouse=True)

@@ -13,6 +13,7 @@ from PySide6.QtGui import QColor, QHoverEvent, QImage, QPixmap
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from castdeck.services import settings_later
 from castdeck.services.background import Background
 from castdeck.services.session import Session
 from castdeck.ui.card_view import CardView
@@ -167,6 +168,7 @@ async def test_the_chosen_view_is_kept_per_pane(
     assert first.cards_button is not None
     first.cards_button.click()
     assert first.view_mode == "cards"
+    assert settings_later.flush()  # written off the UI thread
     assert QSettings().value(view_setting("podcast")) == "cards"
 
     again = PodcastsPane(session)

@@ -13,6 +13,7 @@ from PySide6.QtGui import QColor, QImage
 from pytestqt.qtbot import QtBot
 
 from castdeck.api.uploads import CHUNK_SIZE
+from castdeck.services import settings_later
 from castdeck.services.background import Background
 from castdeck.services.session import Session
 from castdeck.store.uploads import UploadItem
@@ -184,6 +185,7 @@ async def test_pause_resume_cancel_and_retry_from_the_buttons(
     view = queue_view(pane)
     view.concurrency.setValue(1)  # one at a time: the rest wait their turn
     assert background.uploads.concurrency == 1
+    assert settings_later.flush()  # written off the UI thread
     assert int(QSettings().value(CONCURRENCY_KEY)) == 1  # type: ignore[call-overload]
     # each file's bytes go out a chunk at a time and stop after two chunks until the test lets them go:
     # the first file is caught mid-way however fast the machine is

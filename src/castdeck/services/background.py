@@ -26,6 +26,7 @@ from castdeck.store.background import BackgroundStore
 from castdeck.store.outbox import OutboxEntry
 from castdeck.store.uploads import UploadItem, UploadStore
 
+from . import settings_later
 from .downloads import Downloads
 from .drafts import Drafts
 from .jobs import JobTracker
@@ -97,7 +98,7 @@ class Background(QObject):
         self._started = True
         self.scripts.reconcile()  # before the outbox resends: queued drafts hear how their requests end
         self._resuming = tasks.start(self._resume(), name="resume background work")
-        saved = QSettings().value("uploads/concurrency", UploadQueue.DEFAULT_CONCURRENCY)
+        saved = settings_later.recall("uploads/concurrency", UploadQueue.DEFAULT_CONCURRENCY)
         with contextlib.suppress(TypeError, ValueError):
             self.uploads.concurrency = min(max(int(str(saved)), 1), 8)
         self.uploads.start()

@@ -17,6 +17,7 @@ from PySide6.QtCore import QSettings, QSize, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from castdeck.api import CastdeckError
+from castdeck.services import settings_later
 from castdeck.services.session import ConnectionState, Session
 from castdeck.services.tasks import tasks
 
@@ -42,7 +43,7 @@ STEP_ICONS = {"hosts": "hosts", "podcast": "podcasts", "episode": "episodes"}
 
 
 def _stored_done() -> set[str]:
-    value = QSettings().value(STEPS_DONE, "")
+    value = settings_later.recall(STEPS_DONE, "")
     text = ",".join(value) if isinstance(value, list) else str(value or "")
     return {step for step in text.split(",") if step in STEPS}
 
@@ -120,7 +121,7 @@ class FirstSteps(QFrame):
         if step not in STEPS or step in self.done:
             return
         self.done.add(step)
-        QSettings().setValue(STEPS_DONE, ",".join(s for s in STEPS if s in self.done))
+        settings_later.remember(STEPS_DONE, ",".join(s for s in STEPS if s in self.done))
         self._update()
 
     def pane_shown(self, title: str) -> None:

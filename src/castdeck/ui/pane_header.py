@@ -17,6 +17,8 @@ from typing import NamedTuple
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QButtonGroup, QComboBox, QHBoxLayout, QToolButton, QWidget
 
+from castdeck.services import settings_later
+
 from . import icons
 
 __all__ = [
@@ -52,7 +54,7 @@ def view_setting(kind: str) -> str:
 
 def chosen_view(kind: str, settings: QSettings | None = None) -> str:
     """The view the user chose last for the pane of ``kind`` ("table" when none or unknown)."""
-    chosen = (settings if settings is not None else QSettings()).value(view_setting(kind), "table")
+    chosen = settings_later.recall(view_setting(kind), "table", settings)
     return str(chosen) if chosen in VIEWS else "table"
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QObject, QSettings, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
     QToolButton,
     QWidget,
 )
+
+from castdeck.services import settings_later
 
 from .cover_delegate import PICTURE_ROW_HEIGHT, CoverDelegate
 from .empty_state import EmptyState, empty_text, filtered_empty, nothing_matches
@@ -117,7 +119,7 @@ class PaneViews(QObject):
         if mode not in VIEWS or (mode == "cards" and not self.offers_cards):
             raise ValueError(f"this pane has no {mode!r} view")
         if remember:
-            QSettings().setValue(view_setting(self.pane.kind), mode)
+            settings_later.remember(view_setting(self.pane.kind), mode)
         for button, its_mode in ((self.table_button, "table"), (self.cards_button, "cards")):
             if button is not None:
                 button.setChecked(mode == its_mode)

@@ -12,7 +12,6 @@ from PySide6.QtCore import (
     QModelIndex,
     QPersistentModelIndex,
     QPoint,
-    QSettings,
     Qt,
     QTimer,
     Signal,
@@ -36,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from castdeck.services import settings_later
 from castdeck.services.jobs import JobTracker
 from castdeck.services.uploads import UploadQueue
 from castdeck.store.jobs import Job
@@ -195,10 +195,9 @@ class UploadQueueView(QWidget):
         row.addStretch(1)
         outer.addLayout(row)
 
-        settings = QSettings()
-        stored = settings.value(CONCURRENCY_KEY, queue.concurrency)
+        stored = settings_later.recall(CONCURRENCY_KEY, queue.concurrency)
         try:
-            wanted = max(1, min(8, int(stored)))  # type: ignore[call-overload]
+            wanted = max(1, min(8, int(stored)))
         except (TypeError, ValueError):
             wanted = queue.concurrency
         self.concurrency.setValue(wanted)
@@ -324,7 +323,7 @@ class UploadQueueView(QWidget):
 
     def _concurrency_changed(self, value: int) -> None:
         self.queue.concurrency = value
-        QSettings().setValue(CONCURRENCY_KEY, value)
+        settings_later.remember(CONCURRENCY_KEY, value)
 
     def _context_menu(self, pos: QPoint) -> None:
         menu = self.build_menu(pos)

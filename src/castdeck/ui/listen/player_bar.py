@@ -4,7 +4,7 @@ position only when the listener seeks, and updates itself with its signals block
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QSettings, QSize, Qt
+from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractSlider,
@@ -17,14 +17,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from castdeck.services import settings_later
+
 from .icons import media_icon
 from .playback import SPEEDS, Playback
 
-__all__ = ["ARROW_SECONDS", "SKIP_SECONDS", "PlayerBar", "player_shortcuts", "time_text"]
+__all__ = ["ARROW_SECONDS", "SKIP_SECONDS", "VOLUME_KEY", "PlayerBar", "player_shortcuts", "time_text"]
 
 SKIP_SECONDS = 10.0
 ARROW_SECONDS = 5.0
 SLIDER_UNITS_PER_SECOND = 10
+VOLUME_KEY = "listen/volume"
 
 
 def time_text(seconds: float, *, hours: bool = False) -> str:
@@ -128,8 +131,11 @@ class PlayerBar(QWidget):
         self.volume.setFixedWidth(96)
         self.volume.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         second.addWidget(self.volume)
-        settings = QSettings()
-        self.volume.setValue(int(str(settings.value("listen/volume", 80))))
+        try:
+            volume = int(str(settings_later.recall(VOLUME_KEY, 80)))
+        except ValueError:  # an edited settings file
+            volume = 80
+        self.volume.setValue(max(0, min(100, volume)))
         playback.set_volume(self.volume.value() / 100)
         self.speed.setToolTip(
             "Playback speed; the voice keeps its pitch"
@@ -203,7 +209,7 @@ class PlayerBar(QWidget):
 
     def _volume_changed(self, value: int) -> None:
         self.playback.set_volume(value / 100)
-        QSettings().setValue("listen/volume", value)
+        settings_later.remember(VOLUME_KEY, value)  # a drag changes it dozens of times
         if value and self.mute_button.isChecked():
             self.mute_button.setChecked(False)
 
