@@ -229,6 +229,15 @@ class Database:
             ).fetchall()
         return [_record(row) for row in rows]
 
+    def matching(self, kind: str, org_id: str | None, field: str, value: Any) -> list[Record]:
+        """The records of ``kind`` whose public ``field`` is ``value``, oldest first: read and decoded
+        in SQLite, not in Python (ten thousand episodes took 190 ms a call through :meth:`all`)."""
+        rows = self.conn.execute(
+            "SELECT * FROM records WHERE kind = ? AND org_id IS ? AND json_extract(data, ?) IS ? ORDER BY seq",
+            (kind, org_id, f"$.{field}", value),
+        ).fetchall()
+        return [_record(row) for row in rows]
+
     def count(self, kind: str, org_id: str, field: str, value: Any) -> int:
         row = self.conn.execute(
             "SELECT COUNT(*) FROM records WHERE kind = ? AND org_id = ? AND json_extract(data, ?) IS ?",

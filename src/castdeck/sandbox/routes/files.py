@@ -153,8 +153,7 @@ async def show_page(request: Request) -> Response:
     sandbox, record = _public_podcast(request)
     episodes = [
         present_episode(sandbox, e)
-        for e in reversed(sandbox.db.all("episode", record.org_id))
-        if e.data.get("podcast_id") == record.id
+        for e in reversed(sandbox.db.matching("episode", record.org_id, "podcast_id", record.id))
     ]
     items = "".join(
         f"<li><a href='{html.escape(e['url'] or '')}'>{html.escape(e.get('title') or 'Untitled')}</a></li>"
@@ -206,9 +205,7 @@ async def show_episode_page(request: Request) -> Response:
 async def show_feed(request: Request) -> Response:
     sandbox, record = _public_podcast(request)
     items = []
-    for raw in reversed(sandbox.db.all("episode", record.org_id)):
-        if raw.data.get("podcast_id") != record.id:
-            continue
+    for raw in reversed(sandbox.db.matching("episode", record.org_id, "podcast_id", record.id)):
         episode = present_episode(sandbox, raw)
         if episode["status"] != "published" or not episode["audio_url"]:
             continue

@@ -146,7 +146,7 @@ async def podcast_analytics(request: Request) -> Response:
 
     sandbox, org = sandbox_of(request), org_of(request)
     record = owned(sandbox.db, "podcast", uuid_param(request, "podcast_id"), org)
-    episodes = [e for e in sandbox.db.all("episode", org.id) if e.data.get("podcast_id") == record.id]
+    episodes = sandbox.db.matching("episode", org.id, "podcast_id", record.id)
     enabled = record.data.get("visibility") != "private"
     lag = analytics_lag(sandbox, record.id)
     per_episode = [episode_analytics_numbers(e, lag) for e in episodes]
