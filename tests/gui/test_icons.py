@@ -103,6 +103,21 @@ def test_the_colour_follows_the_palette_in_light_and_dark(app_palette: QApplicat
         assert rgb(tint(QIcon.Mode.Active, palette)) == rgb(text)
 
 
+def test_a_tinted_icon_is_its_drawing_in_the_colour_pixel_for_pixel(app_palette: QApplication) -> None:
+    """The colour is laid over the drawing's shape: every pixel keeps the shape's opacity, and an
+    opaque one is the colour itself."""
+    app_palette.setPalette(light_palette())
+    color = tint(QIcon.Mode.Normal)
+    for name in icon_names():
+        shape = icons._mask(name, QSize(24, 24))
+        tinted = icon(name).pixmap(QSize(24, 24)).toImage()
+        for y in range(24):
+            for x in range(24):
+                want, got = shape.pixelColor(x, y), tinted.pixelColor(x, y)
+                assert got.alpha() == want.alpha(), (name, x, y, got.alpha(), want.alpha())
+                assert got.alpha() < 255 or rgb(got) == rgb(color), (name, x, y, got.name())
+
+
 def test_an_unknown_name_is_a_key_error_and_never_a_crash(qtlog) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(KeyError, match="podcast"):
         icon("podcast", strict=True)  # the icon is "podcasts"

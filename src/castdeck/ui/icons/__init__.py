@@ -4,8 +4,9 @@
 application palette: WindowText for the Normal and Active modes, the disabled WindowText for
 Disabled, HighlightedText for Selected (a selected sidebar row). Nothing has to be re-set when the
 system turns dark: the next paint uses the new palette. Rendered pixmaps are cached per (name,
-colour, size, device pixel ratio); the cache is emptied when the palette or the colour scheme
-changes (:func:`palette_changed`, called by the main window and by QStyleHints).
+colour, size, device pixel ratio); the main window empties the cache when the application palette
+changes (:func:`palette_changed`; a change of the system's colour scheme reaches it as one). The
+colour is part of the key, so a window that meets a new palette first draws right anyway.
 
 The drawings are 24×24 line drawings with ``stroke="currentColor"``; they are made for Castdeck.
 
@@ -45,7 +46,6 @@ _masks: dict[tuple[str, int, int], QImage] = {}
 _mask_folder: Path | None = None
 _mask_lock = threading.Lock()
 _unsaved: dict[Path, QImage] = {}
-_hooked = False
 
 
 @cache
@@ -184,7 +184,11 @@ def _render(name: str, color: QColor, size: QSize, ratio: float) -> QPixmap:
     image = _mask(name, pixels).copy()
     painter = QPainter(image)
     painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_SourceIn)
-    painter.fillRect(image.rect(), color)
+    # A rectangle drawn with the colour as brush, not fillRect: choosing among fillRect's overloads
+    # makes QGradient's type and its 180 presets (3 ms, before the first window has painted).
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(color)
+    painter.drawRect(image.rect())
     painter.end()
     pixmap = QPixmap.fromImage(image)
     pixmap.setDevicePixelRatio(ratio)
@@ -249,7 +253,6 @@ def icon(name: str, *, menu: bool = False, strict: bool = False) -> QIcon:
         log.error("no icon named %r", name)
         qWarning(f"castdeck: no icon named {name!r}")
         return QIcon()
-    _follow_color_scheme()
     return QIcon(SvgIconEngine(name, menu=menu))
 
 
@@ -262,13 +265,3 @@ def forget_drawings() -> None:
     """Forget every drawing in memory, the shapes too (as at a new start; tests)."""
     _pixmaps.clear()
     _masks.clear()
-
-
-def _follow_color_scheme() -> None:
-    global _hooked
-    if _hooked:
-        return
-    app = QGuiApplication.instance()
-    if isinstance(app, QGuiApplication):
-        QGuiApplication.styleHints().colorSchemeChanged.connect(lambda _scheme: palette_changed())
-        _hooked = True
