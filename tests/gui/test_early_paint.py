@@ -31,7 +31,7 @@ from castdeck.services.start_choice import (
     start_pane,
 )
 from castdeck.services.tasks import tasks
-from castdeck.startup import build_parser, early_window
+from castdeck.startup import build_parser, early_window, parse_args
 from castdeck.store.cache import Cache
 from castdeck.ui import welcome
 from castdeck.ui.connect_dialog import ConnectDialog
@@ -363,6 +363,16 @@ def test_no_early_window_on_the_welcome_the_first_steps_or_a_pane_it_does_not_kn
     assert early_window(build_parser().parse_args(["--profile", "Studio"]), data) is None  # not saved
 
 
+def test_a_launch_without_arguments_has_the_parsers_defaults() -> None:
+    """A start from the desktop (no arguments) skips building the parser; it gets what the parser
+    would have answered, and a start with arguments still goes through the parser."""
+    assert parse_args([]) == build_parser().parse_args([])
+    assert vars(parse_args([])) == {"sandbox": False, "data": None, "speed": 1.0, "profile": None}
+    given = ["--sandbox", "--data", "folder", "--speed", "5"]
+    assert parse_args(given) == build_parser().parse_args(given)
+    assert parse_args(given).data == Path("folder") and parse_args(given).speed == 5.0
+
+
 def test_the_start_choice_reads_what_the_app_writes(
     qapp: QApplication, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -405,7 +415,7 @@ def test_nothing_heavy_is_loaded_before_the_early_window_has_painted(tmp_path: P
         "from castdeck import startup\n"
         "app = startup.make_application()\n"
         "startup.icons.keep_masks_in(startup.user_data_dir() / startup.ICON_MASKS)  # as main() does\n"
-        "early = startup.early_window(startup.build_parser().parse_args([]), startup.user_data_dir())\n"
+        "early = startup.early_window(startup.parse_args([]), startup.user_data_dir())  # as main() does\n"
         "assert early is not None and startup.show_early(early)\n"
         "heavy = ('pydantic', 'httpx', 'qasync', 'asyncio', 'castdeck.api', 'castdeck.api.models',\n"
         "         'castdeck.services.session', 'castdeck.ui.main_window', 'castdeck.ui.panes.episodes')\n"
