@@ -1,0 +1,149 @@
+"""The app's event loop: ready callbacks run in order, in slices between Qt's own events, as asyncio
+promises (a callback queued by another runs later, exceptions reach the loop's handler)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any
+
+import pytest
+import qasync
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+from castdeck.services import event_loop
+from castdeck.services.event_loop import CastdeckEventLoop
+
+
+def busy(seconds: float) -> None:
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+@pytest.mark.asyncio
+async def test_it_is_the_apps_qasync_loop() -> None:
+    loop = asyncio.get_running_loop()
+    assert isinstance(loop, CastdeckEventLoop) and isinstance(loop, qasync.QEventLoop)
+
+
+@pytest.mark.asyncio
+async def test_callbacks_run_in_the_order_they_were_queued() -> None:
+    loop = asyncio.get_running_loop()
+    seen: list[int] = []
+    done = loop.create_future()
+    for number in range(200):
+        loop.call_soon(seen.append, number)
+    loop.call_soon(done.set_result, None)
+    await done
+    assert seen == list(range(200))
+
+
+@pytest.mark.asyncio
+async def test_a_callback_queued_by_another_runs_after_qts_waiting_events() -> None:
+    """As in asyncio: what a callback queues runs in a later pass, so Qt's events (here a zero
+    timer started meanwhile) come in between; a callback that queues itself cannot hold the loop."""
+    loop = asyncio.get_running_loop()
+    seen: list[str] = []
+    done = loop.create_future()
+
+    def first() -> None:
+        seen.append("first")
+        QTimer.singleShot(0, lambda: seen.append("qt"))
+        loop.call_soon(second)
+
+    def second() -> None:
+        seen.append("second")
+        done.set_result(None)
+
+    loop.call_soon(first)
+    await done
+    await asyncio.sleep(0.01)
+    assert seen == ["first", "qt", "second"]
+
+
+@pytest.mark.asyncio
+async def test_a_long_burst_of_callbacks_lets_qt_in_between_slices() -> None:
+    """Twenty callbacks of 1 ms each, queued together: a Qt timer due meanwhile fires before the
+    last of them, not after all twenty (one slice is SLICE long)."""
+    loop = asyncio.get_running_loop()
+    order: list[str] = []
+    done = loop.create_future()
+    QTimer.singleShot(0, lambda: order.append("qt"))
+    for number in range(20):
+        loop.call_soon(lambda n=number: (busy(0.001), order.append(f"cb{n}")))
+    loop.call_soon(done.set_result, None)
+    await done
+    await asyncio.sleep(0.01)
+    assert "qt" in order and order.index("qt") < order.index("cb19"), order
+    assert [x for x in order if x != "qt"] == [f"cb{n}" for n in range(20)]
+    assert event_loop.SLICE < 0.02 * 0.5  # the twenty take 20 ms: at least two slices
+
+
+@pytest.mark.asyncio
+async def test_an_exception_reaches_the_loops_handler_and_the_next_callbacks_still_run() -> None:
+    loop = asyncio.get_running_loop()
+    caught: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _loop, context: caught.append(context))
+    seen: list[str] = []
+    done = loop.create_future()
+    try:
+
+        def fails() -> None:
+            raise ValueError("broken callback")
+
+        loop.call_soon(fails)
+        loop.call_soon(seen.append, "after")
+        loop.call_soon(done.set_result, None)
+        await done
+    finally:
+        loop.set_exception_handler(None)
+    assert seen == ["after"]
+    assert len(caught) == 1 and isinstance(caught[0]["exception"], ValueError)
+
+
+@pytest.mark.asyncio
+async def test_a_cancelled_callback_does_not_run() -> None:
+    loop = asyncio.get_running_loop()
+    seen: list[str] = []
+    done = loop.create_future()
+    handle = loop.call_soon(seen.append, "cancelled")
+    loop.call_soon(seen.append, "kept")
+    loop.call_soon(done.set_result, None)
+    handle.cancel()
+    await done
+    assert seen == ["kept"]
+
+
+def test_a_callback_that_is_not_callable_is_refused_at_once(qapp: QApplication) -> None:
+    with asyncio.Runner(loop_factory=lambda: event_loop.new_event_loop(qapp)) as runner:
+        loop = runner.get_loop()
+        with pytest.raises(TypeError, match="callable"):
+            loop.call_soon("not a function")  # type: ignore[arg-type]
+
+
+@pytest.mark.asyncio
+async def test_work_from_other_threads_and_tasks_still_arrives() -> None:
+    loop = asyncio.get_running_loop()
+    arrived = loop.create_future()
+    threading.Thread(target=lambda: loop.call_soon_threadsafe(arrived.set_result, "from a thread")).start()
+    assert await asyncio.wait_for(arrived, 5) == "from a thread"
+    assert await loop.run_in_executor(None, sum, [1, 2, 3]) == 6
+
+    async def steps(n: int) -> int:
+        for _ in range(n):
+            await asyncio.sleep(0)
+        return n
+
+    assert await asyncio.gather(*(steps(n) for n in range(50))) == list(range(50))
+
+
+def test_closing_drops_what_waits_and_runs_nothing_more(qapp: QApplication) -> None:
+    seen: list[str] = []
+    loop = event_loop.new_event_loop(qapp)
+    loop.call_soon(seen.append, "never")
+    loop.close()
+    qapp.processEvents()
+    assert seen == [] and loop.is_closed()
