@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import qasync
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
 from castdeck.services import event_loop
@@ -80,6 +80,30 @@ async def test_a_long_burst_of_callbacks_lets_qt_in_between_slices() -> None:
     assert "qt" in order and order.index("qt") < order.index("cb19"), order
     assert [x for x in order if x != "qt"] == [f"cb{n}" for n in range(20)]
     assert event_loop.SLICE < 0.02 * 0.5  # the twenty take 20 ms: at least two slices
+
+
+@pytest.mark.asyncio
+async def test_a_nested_qt_loop_inside_a_callback_still_runs_the_other_callbacks() -> None:
+    """A callback that runs a nested Qt loop (as a modal dialog would) does not hold the queue."""
+    loop = asyncio.get_running_loop()
+    seen: list[str] = []
+    done = loop.create_future()
+
+    def modal() -> None:
+        nested = QEventLoop()
+        give_up = QTimer()
+        give_up.setSingleShot(True)
+        give_up.timeout.connect(lambda: (seen.append("gave up"), nested.quit()))
+        give_up.start(5000)
+        loop.call_soon(lambda: (seen.append("inside"), nested.quit()))
+        nested.exec()
+        give_up.stop()
+        seen.append("closed")
+        done.set_result(None)
+
+    loop.call_soon(modal)
+    await done
+    assert seen == ["inside", "closed"]
 
 
 @pytest.mark.asyncio

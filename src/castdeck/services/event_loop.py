@@ -59,19 +59,23 @@ class _ReadyQueue(QObject):
     def timerEvent(self, event: QTimerEvent) -> None:
         if event.timerId() != self._timer:
             return
+        # Stopped while the pass runs: a callback that runs a nested Qt loop (a modal dialog) would
+        # otherwise hold the queue, as Qt never fires a timer inside its own timer event; what is
+        # queued meanwhile starts a timer of its own, which the nested loop fires.
+        self.killTimer(self._timer)
+        self._timer = 0
         handles = self._handles
         due = len(handles)  # those queued before this pass: what they queue runs in the next one
         end = time.perf_counter() + SLICE
-        while due and not self._stopped:
+        while due and handles and not self._stopped:
             due -= 1
             handle = handles.popleft()
             if not handle._cancelled:
                 handle._run()  # exceptions go to the loop's exception handler, as in asyncio
             if time.perf_counter() >= end:
                 break
-        if not handles and self._timer:
-            self.killTimer(self._timer)
-            self._timer = 0
+        if handles and not self._timer and not self._stopped:
+            self._timer = self.startTimer(0)
 
 
 class CastdeckEventLoop(qasync.QEventLoop):  # type: ignore[misc]
