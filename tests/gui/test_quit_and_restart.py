@@ -16,6 +16,7 @@ from castdeck.api import Client
 from castdeck.app import CastdeckApp, build_parser
 from castdeck.services.background import Background
 from castdeck.services.session import ConnectionState
+from castdeck.services.uploads import CONCURRENCY_KEY
 from tests.gui.conftest import until
 from tests.gui.helpers import drop_on
 from tests.helpers import Line
@@ -58,7 +59,7 @@ async def start_app(
 async def test_drop_generate_quit_restart_and_everything_finishes_once(
     qtbot: QtBot, tmp_path: Path, shot: Any
 ) -> None:
-    QSettings().setValue("uploads/concurrency", 1)  # one at a time: some are still waiting at the quit
+    QSettings().setValue(CONCURRENCY_KEY, 1)  # one at a time: some are still waiting at the quit
     tag = uuid.uuid4().hex[:6]
     args = build_parser().parse_args(["--sandbox", "--data", str(tmp_path / "sb"), "--speed", "50"])
     data = tmp_path / "data"

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import QApplication
 from castdeck.app import CastdeckApp
 from castdeck.services.event_loop import new_event_loop
 from castdeck.services.session import ConnectionState
+from castdeck.services.uploads import CONCURRENCY_KEY
 from castdeck.ui.dialogs.generate_dialog import GenerateDialog
 from tests.conftest import DEMO_KEY
 from tests.gui.helpers import drop_on
@@ -131,7 +132,7 @@ def main() -> int:
     QCoreApplication.setApplicationName("CastdeckKill")
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(args.data / "settings"))
-    QSettings().setValue("uploads/concurrency", 1)  # one at a time: one done, one half-sent, one waiting
+    QSettings().setValue(CONCURRENCY_KEY, 1)  # one at a time: one done, one half-sent, one waiting
     qt = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(qt, QApplication)
     qt.setQuitOnLastWindowClosed(False)

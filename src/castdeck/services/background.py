@@ -38,7 +38,7 @@ from .script_sending import ScriptSender
 from .session import Session
 from .starting import JobStarter
 from .tasks import tasks
-from .uploads import UploadQueue
+from .uploads import CONCURRENCY_KEY, UploadQueue
 
 __all__ = ["Background"]
 
@@ -98,7 +98,7 @@ class Background(QObject):
         self._started = True
         self.scripts.reconcile()  # before the outbox resends: queued drafts hear how their requests end
         self._resuming = tasks.start(self._resume(), name="resume background work")
-        saved = settings_later.recall("uploads/concurrency", UploadQueue.DEFAULT_CONCURRENCY)
+        saved = settings_later.recall(CONCURRENCY_KEY, UploadQueue.DEFAULT_CONCURRENCY)
         with contextlib.suppress(TypeError, ValueError):
             self.uploads.concurrency = min(max(int(str(saved)), 1), 8)
         self.uploads.start()

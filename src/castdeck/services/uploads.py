@@ -42,9 +42,19 @@ from .upload_files import MAX_DROP_FILES, scan_drop
 from .upload_progress import SpeedMeter, Transfer
 from .upload_transfer import MAX_FRESH_SLOTS, PUT_RETRY_DELAYS, Stopped, TransferSteps, describe_error
 
-__all__ = ["MAX_DROP_FILES", "MAX_FRESH_SLOTS", "PUT_RETRY_DELAYS", "Transfer", "UploadQueue"]
+__all__ = [
+    "CONCURRENCY_KEY",
+    "MAX_DROP_FILES",
+    "MAX_FRESH_SLOTS",
+    "PUT_RETRY_DELAYS",
+    "Transfer",
+    "UploadQueue",
+]
 
 log = logging.getLogger(__name__)
+
+CONCURRENCY_KEY = "uploads/concurrency"
+"""The settings key of the files sent at the same time (the upload queue's choice, read at start)."""
 
 PROGRESS_INTERVAL = 0.125
 """At most ~8 byte-progress updates per second per item (state changes are emitted at once)."""

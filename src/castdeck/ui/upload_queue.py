@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from castdeck.services import settings_later
 from castdeck.services.jobs import JobTracker
-from castdeck.services.uploads import UploadQueue
+from castdeck.services.uploads import CONCURRENCY_KEY, UploadQueue
 from castdeck.store.jobs import Job
 from castdeck.store.uploads import UploadItem
 
@@ -68,8 +68,6 @@ __all__ = [
     "format_speed",
     "state_text",
 ]
-
-CONCURRENCY_KEY = "uploads/concurrency"
 
 
 class ProgressDelegate(QStyledItemDelegate):
