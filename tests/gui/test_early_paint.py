@@ -441,4 +441,4 @@ def test_nothing_heavy_is_loaded_before_the_early_window_has_painted(tmp_path: P
         seen.append(done.stdout.strip())
     rows = "[['One', '', '', '', '', '']]"
     assert seen == [f"[] {rows} True", f"[] {rows} False"]  # QtSvg drew the icons at the first start only
-    assert len(list((tmp_path / "xdg" / "castdeck" / "icon-masks").glob("*.png"))) >= 10
+    assert len(list((tmp_path / "xdg" / "castdeck" / "icon-masks").glob("*.alpha"))) >= 10

@@ -204,31 +204,39 @@ def drawn(name: str, side: int) -> QImage:
 
 def test_kept_masks_are_read_back_at_the_next_start_and_draw_the_same_pixels(mask_folder: Path) -> None:
     first = drawn("episodes", 20)
-    kept = wait_for(lambda: list(mask_folder.glob("episodes-20x20-*.png")), timeout=30, interval=0.01)
+    kept = wait_for(lambda: list(mask_folder.glob("episodes-20x20-*.alpha")), timeout=30, interval=0.01)
     assert len(kept) == 1 and not list(mask_folder.glob(".*"))  # no file half-written
     svg = (ICON_FOLDER / "episodes.svg").stat()
-    assert kept[0].name == f"episodes-20x20-{svg.st_size}-{svg.st_mtime_ns}.png"
+    assert kept[0].name == f"episodes-20x20-{svg.st_size}-{svg.st_mtime_ns}.alpha"
+    assert kept[0].stat().st_size == 20 * 20  # one byte a pixel (rows of 20: already a multiple of 4)
 
     icons.forget_drawings()  # as a new start: nothing in memory, the file on disk
     assert drawn("episodes", 20) == first
 
-    # the shape really comes from the file: a square written in its place is what shows
-    square = QImage(20, 20, QImage.Format.Format_ARGB32)
-    square.fill(QColor(0, 0, 0, 255))
-    assert square.save(str(kept[0]))
+    # the shape really comes from the file: a full square written in its place is what shows
+    kept[0].write_bytes(bytes([255]) * (20 * 20))
     icons.forget_drawings()
     assert strongest(drawn("episodes", 20), QRect(0, 0, 2, 2)).alpha() == 255  # a corner: no stroke there
     assert strongest(first, QRect(0, 0, 2, 2)).alpha() == 0
 
     # a broken file, or one of another size, is drawn again from the SVG (and written again)
-    for bad in (b"not a png", None):
-        if bad is None:
-            assert QImage(24, 24, QImage.Format.Format_ARGB32).save(str(kept[0]))
-        else:
-            kept[0].write_bytes(bad)
+    for bad in (b"not a mask", bytes(24 * 24)):
+        kept[0].write_bytes(bad)
         icons.forget_drawings()
         assert drawn("episodes", 20) == first
-        wait_for(lambda: QImage(str(kept[0])).size() == QSize(20, 20), timeout=30, interval=0.01)
+        wait_for(lambda: kept[0].stat().st_size == 20 * 20, timeout=30, interval=0.01)
+
+
+def test_kept_masks_of_every_icon_and_size_read_back_pixel_for_pixel(mask_folder: Path) -> None:
+    """Widths that are not a multiple of four too (the rows are padded in the file)."""
+    for side in (16, 18, 21, 30):
+        for name in icon_names():
+            first = drawn(name, side)
+            kept = wait_for(lambda n=name, s=side: list(mask_folder.glob(f"{n}-{s}x{s}-*.alpha")), timeout=30,
+                            interval=0.01)  # fmt: skip
+            assert kept[0].stat().st_size == (side + 3) // 4 * 4 * side, (name, side)
+            icons.forget_drawings()
+            assert drawn(name, side) == first, (name, side)
 
 
 def test_a_folder_that_cannot_be_written_leaves_the_icons_drawn(tmp_path: Path) -> None:

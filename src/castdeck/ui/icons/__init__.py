@@ -12,9 +12,12 @@ The drawings are 24×24 line drawings with ``stroke="currentColor"``; they are m
 
 Drawing an SVG is the slow part (about 0.4 ms an icon, and loading QtSvg 1 ms): the first window
 draws a dozen icons before the creator sees anything. So each drawing's shape (its mask: the
-drawing in black, at one size in pixels) is also kept as a PNG file in a folder beside the offline
+drawing's coverage, at one size in pixels) is also kept in a file in a folder beside the offline
 data (:func:`keep_masks_in`, set by the launch), named with the SVG file's size and time, and read
-back at the next start instead of drawn; QtSvg is loaded only when a mask has to be drawn.
+back at the next start instead of drawn; QtSvg is loaded only when a mask has to be drawn. The
+file holds the coverage bytes as they are (one byte a pixel, rows padded to four bytes), not an
+image format: the first image Qt reads makes it look through its image-format plugins, 3 to 5 ms
+before the first paint.
 """
 
 from __future__ import annotations
@@ -112,7 +115,9 @@ def _mask_file(name: str, pixels: QSize) -> Path | None:
         drawn = (ICON_FOLDER / f"{name}.svg").stat()
     except OSError:
         return None
-    return _mask_folder / f"{name}-{pixels.width()}x{pixels.height()}-{drawn.st_size}-{drawn.st_mtime_ns}.png"
+    return (
+        _mask_folder / f"{name}-{pixels.width()}x{pixels.height()}-{drawn.st_size}-{drawn.st_mtime_ns}.alpha"
+    )
 
 
 def _draw_mask(name: str, pixels: QSize) -> QImage:
@@ -136,15 +141,39 @@ def _mask(name: str, pixels: QSize) -> QImage:
         return mask
     path = _mask_file(name, pixels)
     if path is not None and path.is_file():
-        read = QImage(str(path))
-        if not read.isNull() and read.size() == pixels:  # a broken or foreign file is drawn again
-            mask = read.convertToFormat(MASK_FORMAT)
+        mask = _read_coverage(path, pixels)  # None: a broken or foreign file, drawn again
     if mask is None:
         mask = _draw_mask(name, pixels)
         if path is not None:
             _save_later(path, mask)
     _masks[key] = mask
     return mask
+
+
+def _coverage_stride(width: int) -> int:
+    return (width + 3) // 4 * 4
+
+
+def _read_coverage(path: Path, pixels: QSize) -> QImage | None:
+    """The mask kept in ``path`` (see :func:`_coverage_bytes`), or None when the file is not one of
+    that size."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    stride = _coverage_stride(pixels.width())
+    if len(data) != stride * pixels.height():
+        return None
+    coverage = QImage(data, pixels.width(), pixels.height(), stride, QImage.Format.Format_Alpha8)
+    return coverage.convertToFormat(MASK_FORMAT)  # a copy: nothing refers to ``data`` afterwards
+
+
+def _coverage_bytes(mask: QImage) -> bytes:
+    """The mask's coverage, one byte a pixel, each row padded to four bytes (Qt's own layout)."""
+    coverage = mask.convertToFormat(QImage.Format.Format_Alpha8)
+    width, line, stride = coverage.width(), coverage.bytesPerLine(), _coverage_stride(coverage.width())
+    raw = bytes(coverage.constBits())
+    return b"".join(raw[y * line : y * line + width].ljust(stride, b"\0") for y in range(coverage.height()))
 
 
 def _save_later(path: Path, mask: QImage) -> None:
@@ -166,11 +195,9 @@ def _save_masks() -> None:
             path, mask = _unsaved.popitem()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_name(f".{os.getpid()}.{path.name}")  # its ending names the format
-            if mask.save(str(partial)):
-                os.replace(partial, path)
-            else:
-                partial.unlink(missing_ok=True)
+            partial = path.with_name(f".{os.getpid()}.{path.name}")
+            partial.write_bytes(_coverage_bytes(mask))
+            os.replace(partial, path)
         except OSError as error:
             log.info("icon mask %s not kept: %s", path.name, error)
 
