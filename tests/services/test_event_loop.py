@@ -171,3 +171,31 @@ def test_closing_drops_what_waits_and_runs_nothing_more(qapp: QApplication) -> N
     loop.close()
     qapp.processEvents()
     assert seen == [] and loop.is_closed()
+
+
+def test_callbacks_run_only_while_the_loop_runs(qapp: QApplication) -> None:
+    """Qt's events are handled outside the loop's run too (qasync once more after
+    run_until_complete; a test's processEvents): a callback still waiting then stays waiting
+    for the next run, where asyncio has its running loop."""
+    loop = event_loop.new_event_loop(qapp)
+    ran_in: list[object] = []
+
+    def record() -> None:
+        ran_in.append(asyncio._get_running_loop())
+
+    async def leaves_work_behind() -> None:
+        for _ in range(100):  # more than one slice: some wait past the end of this run
+            loop.call_soon(lambda: (busy(0.0005), record()))
+
+    try:
+        loop.call_soon(record)
+        qapp.processEvents()
+        assert ran_in == []  # not run yet: the loop has not run
+        loop.run_until_complete(leaves_work_behind())
+        outside = len(ran_in)
+        qapp.processEvents()
+        assert len(ran_in) == outside  # nothing ran outside the run
+        loop.run_until_complete(asyncio.sleep(0.2))
+        assert len(ran_in) == 101 and all(running is loop for running in ran_in)
+    finally:
+        loop.close()

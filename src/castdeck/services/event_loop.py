@@ -11,8 +11,8 @@ could repaint or any other timer fire (``benchmarks/background_load.py``: 75 cal
 pass, 9 to 14 ms). Here the ready callbacks wait in one queue, in order, and one zero-timer runs
 them: in each pass of Qt's loop, those queued before the pass began, until :data:`SLICE` has gone
 by; the rest run in the next pass, after Qt's own events. As in asyncio's loop, a callback queued
-by another runs in the next pass, never in the same one. Timed callbacks (``call_later``,
-``call_at``) stay with qasync's timers.
+by another runs in the next pass, never in the same one, and callbacks run only while the loop
+runs. Timed callbacks (``call_later``, ``call_at``) stay with qasync's timers.
 """
 
 from __future__ import annotations
@@ -37,8 +37,9 @@ callback running at that moment)."""
 class _ReadyQueue(QObject):
     """The loop's ready callbacks, run from one zero-timer in slices of :data:`SLICE`."""
 
-    def __init__(self) -> None:
+    def __init__(self, running: Callable[[], bool]) -> None:
         super().__init__()
+        self._running = running
         self._handles: collections.deque[asyncio.Handle] = collections.deque()
         self._timer = 0
         self._stopped = False
@@ -46,6 +47,11 @@ class _ReadyQueue(QObject):
     def add(self, handle: asyncio.Handle) -> None:
         self._handles.append(handle)
         if not self._timer and not self._stopped:
+            self._timer = self.startTimer(0)
+
+    def resume(self) -> None:
+        """The loop runs (again): what waits is run from the next pass on."""
+        if self._handles and not self._timer and not self._stopped:
             self._timer = self.startTimer(0)
 
     def stop(self) -> None:
@@ -64,6 +70,11 @@ class _ReadyQueue(QObject):
         # queued meanwhile starts a timer of its own, which the nested loop fires.
         self.killTimer(self._timer)
         self._timer = 0
+        if not self._running():
+            # Qt's events are handled outside the loop's run too (qasync handles them once more
+            # after run_until_complete, a test may process them): as in asyncio, callbacks run
+            # only while the loop runs; these wait for its next run.
+            return
         handles = self._handles
         due = len(handles)  # those queued before this pass: what they queue runs in the next one
         end = time.perf_counter() + SLICE
@@ -82,8 +93,12 @@ class CastdeckEventLoop(qasync.QEventLoop):  # type: ignore[misc]
     """qasync's loop with :meth:`call_soon` queued and run in slices (see the module)."""
 
     def __init__(self, app: QCoreApplication) -> None:
-        self._soon = _ReadyQueue()  # not _ready: asyncio.BaseEventLoop has its own
+        self._soon = _ReadyQueue(self.is_running)  # not _ready: asyncio.BaseEventLoop has its own
         super().__init__(app)
+
+    def run_forever(self) -> Any:
+        self._soon.resume()  # fires once Qt's loop runs, inside the run
+        return super().run_forever()
 
     def call_soon(
         self, callback: Callable[..., Any], *args: Any, context: contextvars.Context | None = None
