@@ -46,11 +46,10 @@ class _ReadyQueue(QObject):
 
     def add(self, handle: asyncio.Handle) -> None:
         self._handles.append(handle)
-        if not self._timer and not self._stopped:
-            self._timer = self.startTimer(0)
+        self.resume()
 
     def resume(self) -> None:
-        """The loop runs (again): what waits is run from the next pass on."""
+        """What waits runs from the next pass on (the loop runs again, or more came)."""
         if self._handles and not self._timer and not self._stopped:
             self._timer = self.startTimer(0)
 
@@ -85,8 +84,7 @@ class _ReadyQueue(QObject):
                 handle._run()  # exceptions go to the loop's exception handler, as in asyncio
             if time.perf_counter() >= end:
                 break
-        if handles and not self._timer and not self._stopped:
-            self._timer = self.startTimer(0)
+        self.resume()
 
 
 class CastdeckEventLoop(qasync.QEventLoop):  # type: ignore[misc]
@@ -110,10 +108,8 @@ class CastdeckEventLoop(qasync.QEventLoop):  # type: ignore[misc]
         return handle
 
     def close(self) -> None:
-        if self.is_running():
-            raise RuntimeError("Cannot close a running event loop")
+        super().close()  # refuses a running loop before anything is dropped
         self._soon.stop()
-        super().close()
 
 
 def new_event_loop(app: QCoreApplication) -> CastdeckEventLoop:

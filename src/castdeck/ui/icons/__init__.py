@@ -151,6 +151,7 @@ def _mask(name: str, pixels: QSize) -> QImage:
 
 
 def _coverage_stride(width: int) -> int:
+    """Bytes a row of a one-byte-a-pixel image takes in Qt: rows are 32-bit aligned."""
     return (width + 3) // 4 * 4
 
 
@@ -170,10 +171,8 @@ def _read_coverage(path: Path, pixels: QSize) -> QImage | None:
 
 def _coverage_bytes(mask: QImage) -> bytes:
     """The mask's coverage, one byte a pixel, each row padded to four bytes (Qt's own layout)."""
-    coverage = mask.convertToFormat(QImage.Format.Format_Alpha8)
-    width, line, stride = coverage.width(), coverage.bytesPerLine(), _coverage_stride(coverage.width())
-    raw = bytes(coverage.constBits())
-    return b"".join(raw[y * line : y * line + width].ljust(stride, b"\0") for y in range(coverage.height()))
+    coverage = mask.convertToFormat(QImage.Format.Format_Alpha8)  # kept: constBits() points into it
+    return bytes(coverage.constBits())
 
 
 def _save_later(path: Path, mask: QImage) -> None:
