@@ -29,9 +29,12 @@ from PySide6.QtCore import QCoreApplication, QObject, QTimerEvent
 
 __all__ = ["SLICE", "CastdeckEventLoop", "new_event_loop"]
 
-SLICE = 0.002
+SLICE = 0.001
 """Seconds of ready callbacks run in one pass of Qt's loop, at most (then the pass ends after the
-callback running at that moment)."""
+callback running at that moment). Between two passes Qt repaints and fires its due timers, so the
+window's frame waits for one slice, not for the whole burst; 2 ms slices still made turns of
+8-10 ms in the start burst of ``benchmarks/background_load.py``, where several ran back to back
+with a repaint between them."""
 
 
 class _ReadyQueue(QObject):
