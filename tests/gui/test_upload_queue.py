@@ -22,6 +22,8 @@ from castdeck.ui.panes.media import VoiceoversPane
 from castdeck.ui.panes.sources import SourcesPane
 from castdeck.ui.upload_queue import (
     CONCURRENCY_KEY,
+    ETA,
+    FILE,
     PROGRESS,
     PROGRESS_ROLE,
     SPEED,
@@ -384,3 +386,33 @@ async def test_a_drop_after_the_upload_queue_stopped_explains(
     assert pane.banner.isVisible() and "upload queue has stopped" in pane.banner.text
     assert queue_view(pane).model.rowCount() == 0  # nothing was queued
     await quiet()
+
+
+@pytest.mark.asyncio
+async def test_bytes_sent_repaint_the_progress_cells_and_a_new_state_the_row(
+    qtbot: QtBot, on_line: OnLine, tmp_path: Path
+) -> None:
+    session, background, line = on_line.session, on_line.background, on_line.line
+    pane = await open_sources(qtbot, session, background)
+    view = queue_view(pane)
+    changed: list[tuple[int, int, int, int]] = []
+    view.model.dataChanged.connect(
+        lambda first, last, *_: changed.append((first.row(), first.column(), last.row(), last.column()))
+    )
+    line.hold_bodies(after=3)
+    drop_on(pane.drop_area, [pdf(tmp_path / "deck.pdf", 6 * CHUNK_SIZE)], direct=pane.drop_area.dropEvent)
+    await asyncio.wait_for(line.holding.wait(), timeout=30)
+    item = by_name(view)["deck.pdf"]
+    row = view.model.row_of(item.id)
+    assert item.state == "uploading"
+    cells_only = [c for c in changed if c == (row, PROGRESS, row, ETA)]
+    assert cells_only  # the bytes sent so far: the progress, speed and time left only
+    assert (row, FILE, row, ETA) in changed  # the row began uploading: all of it
+    assert cell(view, item, PROGRESS, PROGRESS_ROLE) == 50  # three chunks of six, read as shown
+
+    before = len(changed)
+    line.release()
+    await until(lambda: by_name(view)["deck.pdf"].state == "done", timeout=60)
+    assert (row, FILE, row, ETA) in changed[before:]  # done: the state column changed with the row
+    assert cell(view, by_name(view)["deck.pdf"], STATE).startswith("Uploaded")
+    await quiet(timeout=60)
