@@ -31,10 +31,10 @@ __all__ = ["SLICE", "CastdeckEventLoop", "new_event_loop"]
 
 SLICE = 0.001
 """Seconds of ready callbacks run in one pass of Qt's loop, at most (then the pass ends after the
-callback running at that moment). Between two passes Qt repaints and fires its due timers, so the
-window's frame waits for one slice, not for the whole burst; 2 ms slices still made turns of
-8-10 ms in the start burst of ``benchmarks/background_load.py``, where several ran back to back
-with a repaint between them."""
+callback running at that moment). Between two passes Qt repaints and fires its due timers, so a
+repaint or a timer waits for one slice, not for the whole burst. In the start burst of
+``benchmarks/background_load.py`` the longest turns were 12-13 ms with 2 ms slices and two job cards
+built a frame, 9-12 ms with 1 ms slices and one card a frame."""
 
 
 class _ReadyQueue(QObject):

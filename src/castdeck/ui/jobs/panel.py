@@ -52,8 +52,8 @@ __all__ = ["JobsPanel"]
 BUILD_BATCH = 1
 """Cards built per frame. Each costs about 0.75 ms to build and as much again to show, and the frame
 that shows it lays out and paints the dock: four a frame made turns of 16-19 ms while two hundred
-jobs started (``benchmarks/background_load.py``), two a frame 9-12 ms. Thirty cards still come in
-half a second."""
+jobs started (``benchmarks/background_load.py``), and one a frame (with the event loop's 1 ms
+slices) is 2-3 ms shorter than two. Thirty cards still come in half a second."""
 BUILD_EVERY_MS = 16
 """The builder works once a frame, not at every turn of the event loop."""
 SETTLE_SECONDS = 0.05
