@@ -4,12 +4,14 @@ the next actions, announce ends, show refused and unanswered writes, and come ba
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QEvent, QObject, QRect, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRect, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 from pytestqt.qtbot import QtBot
@@ -459,5 +461,84 @@ async def test_only_the_newest_cards_are_built_until_the_user_scrolls_to_older_o
         panel.more_button.click()
         await until(lambda: len(panel.cards) == len(ids) + 1 and panel.pending_builds() == 0)
     finally:
+        line.release()
+    await quiet()
+
+
+class CardHeights(QObject):
+    """Every height the cards of ``panel`` are laid out at, with what each card asked for then,
+    and every height of the list that holds them (an application-wide filter: cards come and go)."""
+
+    def __init__(self, panel: JobsPanel) -> None:
+        super().__init__(panel)
+        self.panel = panel
+        self.cards: list[tuple[int, int]] = []  # (height given, height asked)
+        self.list: list[int] = []
+        app = QGuiApplication.instance()
+        assert app is not None
+        app.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            if isinstance(watched, JobCard):
+                self.cards.append((watched.height(), watched.sizeHint().height()))
+            elif watched is self.panel.list_widget:
+                self.list.append(self.panel.list_widget.height())
+        return False
+
+    def close(self) -> None:
+        app = QGuiApplication.instance()
+        assert app is not None
+        app.removeEventFilter(self)
+
+
+def settle_posted_events() -> None:
+    """Deliver the events Qt has queued (layout requests, a new child's queued show) and those
+    they queue in turn, without waiting for the loop."""
+    for _ in range(4):
+        QCoreApplication.sendPostedEvents(None, 0)
+
+
+@pytest.mark.asyncio
+async def test_cards_are_laid_out_once_at_the_height_they_ask_as_they_come_and_end(
+    qtbot: QtBot, on_line: OnLine
+) -> None:
+    """A new card grows the list before the list lays its cards out (else every card is first
+    squeezed into the old height and the whole dock repaints twice), and a card whose job ends gets
+    its new buttons in the same layout (else it shrinks without them, the cards under it move up,
+    and everything moves back when Qt's queued show of the buttons comes)."""
+    session, background, line = on_line.session, on_line.background, on_line.line
+    window = open_window(qtbot, session, background)
+    panel = window.jobs_panel
+    heights = CardHeights(panel)
+    line.hold_requests("GET", "/v1/episodes/")  # every job stays running
+    try:
+        for number in range(CARD_WINDOW):
+            background.jobs.track("episode", str(uuid.uuid4()), title=f"Job {number}", first_poll_after=0)
+        await until(lambda: panel.pending_builds() == 0)
+        settle_posted_events()
+        assert panel.list_widget.height() > panel.scroll_area.viewport().height()  # the list scrolls
+        squeezed = [(given, asked) for given, asked in heights.cards if given < asked]
+        assert squeezed == []
+        assert len(heights.cards) >= CARD_WINDOW
+
+        card = next(iter(panel.cards.values()))
+        assert set(card.buttons) == {"open"} and card.buttons["open"].isVisible()
+        settle_posted_events()
+        heights.list.clear()
+        heights.cards.clear()
+        card.show_view(
+            replace(card.view, state="completed", status="Finished: the episode is ready", ended_at=time.time(),
+                    actions=("open", "play", "download", "dismiss"))
+        )  # fmt: skip
+        settle_posted_events()
+        assert all(button.isVisible() for button in card.buttons.values())
+        assert set(card.buttons) == {"open", "play", "download", "dismiss"}
+        # the list keeps its height or takes its new one at once; never down without the buttons
+        # and up again
+        assert heights.list in ([], [panel.list_widget.height()])
+        assert heights.cards[-1] == (card.height(), card.sizeHint().height())
+    finally:
+        heights.close()
         line.release()
     await quiet()

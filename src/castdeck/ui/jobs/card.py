@@ -464,6 +464,9 @@ class JobCard(QFrame):
             button.clicked.connect(lambda _checked=False, n=name: self.actionRequested.emit(n))
             row = self.button_rows[min(number // 3, 1)]
             row.insertWidget(row.count() - 1, button)
+            # Shown now, not by the call Qt's layout queues for a new child: the card would be laid
+            # out (and the list under it moved and repainted) once without its buttons, then again.
+            button.show()
             self.buttons[name] = button
 
     def update_elapsed(self, now: float | None = None) -> None:

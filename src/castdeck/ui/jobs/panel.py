@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QPushButton,
     QScrollArea,
     QSizePolicy,
@@ -146,6 +147,11 @@ class JobsPanel(QWidget):
         self.list_layout = QVBoxLayout(self.list_widget)
         self.list_layout.setContentsMargins(0, 0, 0, 0)
         self.list_layout.setSpacing(6)
+        # The list grows to what its cards need before it lays them out. With the default
+        # constraint a new card is first laid out in the list's old height (every card squeezed a
+        # few pixels, each repainted) and again once the scroll area has grown the list: two
+        # layouts of every card and a repaint of the whole dock per card that comes or changes.
+        self.list_layout.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)
         self.empty_label = QLabel(
             "Generations, media jobs and uploaded sources you start appear here, one card each. "
             "They keep going when you close Castdeck and are followed again when it opens.",
@@ -352,6 +358,7 @@ class JobsPanel(QWidget):
             seq = self._seq[key]
             above = sum(1 for k in self.cards if self._seq[k] > seq)
             self.list_layout.insertWidget(above, card)
+            card.show()  # at once, in the same layout of the list (see JobCard._set_actions)
             self.cards[key] = card
         if len(todo) < BUILD_BATCH or not self.pending_builds():
             self._builder.stop()
