@@ -243,6 +243,20 @@ async def test_the_table_is_painted_from_one_call_per_cell_with_what_data_answer
     """Qt's delegate asks seven roles of each cell it paints, and Qt's proxy asks its source one
     role at a time: the proxy passes the whole request to the model in one call, and the answers
     are the ones ``data`` gives role by role."""
+    calls = {"cells": 0, "roles": 0}
+    fill, data = ResourceTableModel.fill_roles, ResourceTableModel.data
+
+    def counted_fill(self: ResourceTableModel, *args: object) -> None:
+        calls["cells"] += 1
+        fill(self, *args)
+
+    def counted_data(self: ResourceTableModel, *args: object) -> object:
+        calls["roles"] += 1
+        return data(self, *args)
+
+    # before the model is made: PySide keeps the method it first finds for a call from Qt
+    monkeypatch.setattr(ResourceTableModel, "fill_roles", counted_fill)
+    monkeypatch.setattr(ResourceTableModel, "data", counted_data)
     pane = await open_pane(qtbot, session)
     await pane.model.wait_idle()
     proxy = pane.proxy
@@ -271,19 +285,7 @@ async def test_the_table_is_painted_from_one_call_per_cell_with_what_data_answer
                 answered += asked.data() is not None
     assert answered >= 3 * proxy.columnCount()  # (the titles at least: not a table of nothing)
 
-    calls = {"cells": 0, "roles": 0}
-    fill, data = ResourceTableModel.fill_roles, ResourceTableModel.data
-
-    def counted_fill(self: ResourceTableModel, *args: object) -> None:
-        calls["cells"] += 1
-        fill(self, *args)
-
-    def counted_data(self: ResourceTableModel, *args: object) -> object:
-        calls["roles"] += 1
-        return data(self, *args)
-
-    monkeypatch.setattr(ResourceTableModel, "fill_roles", counted_fill)
-    monkeypatch.setattr(ResourceTableModel, "data", counted_data)
+    calls["cells"] = calls["roles"] = 0
     pane.table.viewport().grab()
     shown = proxy.rowCount() * proxy.columnCount()
     assert 0 < calls["cells"] <= shown * 2  # each cell painted once (twice at most: a tooltip's hover)

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QColor, QImage
+from PySide6.QtCore import QModelRoleData, QModelRoleDataSpan, QSettings, Qt
+from PySide6.QtGui import QBrush, QColor, QImage
 from pytestqt.qtbot import QtBot
 
 from castdeck.api.uploads import CHUNK_SIZE
@@ -24,10 +24,12 @@ from castdeck.ui.upload_queue import (
     CONCURRENCY_KEY,
     ETA,
     FILE,
+    ITEM_ROLE,
     PROGRESS,
     PROGRESS_ROLE,
     SPEED,
     STATE,
+    UploadQueueModel,
     UploadQueueView,
     format_bytes,
     format_eta,
@@ -414,4 +416,79 @@ async def test_bytes_sent_repaint_the_progress_cells_and_a_new_state_the_row(
     await until(lambda: by_name(view)["deck.pdf"].state == "done", timeout=60)
     assert (row, FILE, row, ETA) in changed[before:]  # done: the state column changed with the row
     assert cell(view, by_name(view)["deck.pdf"], STATE).startswith("Uploaded")
+    await quiet(timeout=60)
+
+
+@pytest.mark.asyncio
+async def test_the_table_is_painted_from_one_call_per_cell_with_what_data_answers(
+    qtbot: QtBot, on_line: OnLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Qt's delegate asks six roles of each cell it paints: the model answers them in one call
+    (``multiData``), with what ``data`` answers role by role, unasked leftovers cleared."""
+    calls = {"cells": 0, "roles": 0}
+    multi, data = UploadQueueModel.multiData, UploadQueueModel.data
+
+    def counted_multi(self: UploadQueueModel, *args: Any) -> None:
+        calls["cells"] += 1
+        multi(self, *args)
+
+    def counted_data(self: UploadQueueModel, *args: Any) -> Any:
+        calls["roles"] += 1
+        return data(self, *args)
+
+    # before the model is made: PySide keeps the method it first finds for a call from Qt
+    monkeypatch.setattr(UploadQueueModel, "multiData", counted_multi)
+    monkeypatch.setattr(UploadQueueModel, "data", counted_data)
+    session, background, line = on_line.session, on_line.background, on_line.line
+    pane = await open_sources(qtbot, session, background)
+    view = queue_view(pane)
+    model = view.model
+    line.hold_bodies(after=3)
+    drop_on(pane.drop_area, [pdf(tmp_path / "deck.pdf", 6 * CHUNK_SIZE)], direct=pane.drop_area.dropEvent)
+    await asyncio.wait_for(line.holding.wait(), timeout=30)
+    (tmp_path / "empty.txt").write_bytes(b"")
+    drop_on(pane.drop_area, [tmp_path / "empty.txt"], direct=pane.drop_area.dropEvent)
+    await until(lambda: "empty.txt" in by_name(view) and by_name(view)["empty.txt"].state == "refused")
+    assert by_name(view)["deck.pdf"].state == "uploading"
+    roles = [
+        Qt.ItemDataRole.DisplayRole,
+        Qt.ItemDataRole.TextAlignmentRole,
+        Qt.ItemDataRole.ForegroundRole,
+        Qt.ItemDataRole.ToolTipRole,
+        Qt.ItemDataRole.AccessibleTextRole,
+        Qt.ItemDataRole.FontRole,
+        Qt.ItemDataRole.DecorationRole,
+        Qt.ItemDataRole.CheckStateRole,
+        PROGRESS_ROLE,
+        ITEM_ROLE,
+    ]
+
+    def comparable(value: Any) -> Any:
+        return value.color().name() if isinstance(value, QBrush) else value
+
+    answered: dict[int, int] = {}
+    for row in range(model.rowCount()):
+        for column in range(model.columnCount()):
+            index = model.index(row, column)
+            for role in roles:
+                asked = QModelRoleData(role)
+                asked.setData("left over")  # what a span holds before: every role is answered
+                model.multiData(index, QModelRoleDataSpan(asked))
+                assert comparable(asked.data()) == comparable(model.data(index, role)), (row, column, role)
+                answered[int(role)] = answered.get(int(role), 0) + (asked.data() is not None)
+    refused = model.index(model.row_of(by_name(view)["empty.txt"].id), STATE)
+    assert model.data(refused, Qt.ItemDataRole.ForegroundRole).color().name() == "#c62828"
+    assert answered[int(Qt.ItemDataRole.DisplayRole)] >= 2 * 4  # name, size, state, progress of both
+    assert cell(view, by_name(view)["deck.pdf"], PROGRESS, PROGRESS_ROLE) == 50
+    assert cell(view, by_name(view)["empty.txt"], PROGRESS, PROGRESS_ROLE) == -1  # no bar
+    assert answered[int(Qt.ItemDataRole.FontRole)] == 0
+
+    calls["cells"] = calls["roles"] = 0
+    view.table.viewport().grab()
+    shown = model.rowCount() * model.columnCount()
+    assert 0 < calls["cells"] <= shown * 2
+    assert calls["roles"] <= model.rowCount()  # the progress bars' own read of their percent
+    monkeypatch.undo()
+    line.release()
+    await until(lambda: by_name(view)["deck.pdf"].state == "done", timeout=60)
     await quiet(timeout=60)

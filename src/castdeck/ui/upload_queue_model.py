@@ -16,6 +16,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from castdeck.services.uploads import UploadQueue
 from castdeck.store.uploads import UploadItem
+from castdeck.ui.resource_model import AnyIndex, RoleData, each_role
 
 __all__ = [
     "COLUMNS",
@@ -54,6 +55,19 @@ STATE_LABELS = {
 }
 PROBLEM_COLOR = QColor("#c62828")
 NO_BAR = frozenset({"refused", "cancelled"})
+
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+_ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
+_FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+_ACCESSIBLE = int(Qt.ItemDataRole.AccessibleTextRole)
+_ITEM, _PROGRESS = int(ITEM_ROLE), int(PROGRESS_ROLE)
+_ANSWERED = frozenset({_DISPLAY, _ALIGNMENT, _PROGRESS, _FOREGROUND, _TOOLTIP, _ITEM, _ACCESSIBLE})
+"""The roles the model answers; Qt's delegate asks these and more (fonts, colours, check states)
+for every cell it paints. Plain ints: compared for every cell on screen at each paint."""
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+_PROBLEM_BRUSH = QBrush(PROBLEM_COLOR)
+_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
 
 def format_bytes(size: float) -> str:
@@ -135,30 +149,45 @@ class UploadQueueModel(QAbstractTableModel):
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        return _FLAGS
 
-    def data(
-        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._items):
+    def data(self, index: AnyIndex, role: int = _DISPLAY) -> Any:
+        row = index.row()  # (an invalid index has row -1)
+        if role not in _ANSWERED or not 0 <= row < len(self._items):
             return None
-        item = self._items[index.row()]
-        column = index.column()
-        if role == ITEM_ROLE:
-            return item
-        if role == Qt.ItemDataRole.DisplayRole:
+        return self._value(self._items[row], index.column(), role)
+
+    def multiData(self, index: AnyIndex, roleDataSpan: RoleData) -> None:
+        """Every role Qt's delegate asks for one cell (six at each paint), in one call into Python."""
+        asked = each_role(roleDataSpan)
+        row = index.row()
+        if not 0 <= row < len(self._items):
+            for one in asked:
+                one.clearData()
+            return
+        item, column = self._items[row], index.column()
+        for one in asked:
+            role = one.role()
+            if role in _ANSWERED:
+                one.setData(self._value(item, column, role))
+            else:
+                one.clearData()
+
+    def _value(self, item: UploadItem, column: int, role: int) -> Any:
+        if role == _DISPLAY:
             return self._display(item, column)
-        if role == PROGRESS_ROLE:
+        if role == _ALIGNMENT:
+            return _RIGHT if column in (SIZE, SPEED, ETA) else None
+        if role == _PROGRESS:
             return self.percent(item) if column == PROGRESS else None
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _FOREGROUND:
+            return _PROBLEM_BRUSH if column == STATE and self._is_problem(item) else None
+        if role == _TOOLTIP:
             return self._tooltip(item, column)
-        if role == Qt.ItemDataRole.ForegroundRole and column == STATE and self._is_problem(item):
-            return QBrush(PROBLEM_COLOR)
-        if role == Qt.ItemDataRole.TextAlignmentRole and column in (SIZE, SPEED, ETA):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.AccessibleTextRole and column == PROGRESS:
-            return self._display(item, column)
-        return None
+        if role == _ITEM:
+            return item
+        # the accessible text of the progress cell (a bar reads as its percent)
+        return self._display(item, column) if column == PROGRESS else None
 
     # --- contents ------------------------------------------------------------------------------------------
 
