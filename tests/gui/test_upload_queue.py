@@ -4,6 +4,7 @@ its controls, and the sources the service ends up with (against the real sandbox
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -407,8 +408,9 @@ async def test_bytes_sent_repaint_the_progress_cells_and_a_new_state_the_row(
     item = by_name(view)["deck.pdf"]
     row = view.model.row_of(item.id)
     assert item.state == "uploading"
-    assert (row, PROGRESS, row, ETA) in changed  # the bytes sent so far: progress, speed, time left only
     assert (row, FILE, row, ETA) in changed  # the row began uploading: all of it
+    # the bytes sent so far: progress, speed and time left only, at the queue's pace
+    await until(lambda: (row, PROGRESS, row, ETA) in changed)
     assert cell(view, item, PROGRESS, PROGRESS_ROLE) == 50  # three chunks of six, read as shown
 
     before = len(changed)
@@ -491,4 +493,46 @@ async def test_the_table_is_painted_from_one_call_per_cell_with_what_data_answer
     monkeypatch.undo()
     line.release()
     await until(lambda: by_name(view)["deck.pdf"].state == "done", timeout=60)
+    await quiet(timeout=60)
+
+
+@pytest.mark.asyncio
+async def test_bytes_sent_by_several_files_repaint_their_cells_together(
+    qtbot: QtBot, on_line: OnLine, tmp_path: Path
+) -> None:
+    """Each transfer reports its bytes eight times a second, out of step with the others: the
+    model gathers the rows whose bytes moved and repaints their progress cells once per report
+    interval, not once per report (ten files sending repainted the table nearly every frame)."""
+    session, background, line = on_line.session, on_line.background, on_line.line
+    pane = await open_sources(qtbot, session, background)
+    view = queue_view(pane)
+    line.hold_bodies(after=3)
+    files = [pdf(tmp_path / f"deck-{n}.pdf", 6 * CHUNK_SIZE) for n in range(3)]
+    drop_on(pane.drop_area, files, direct=pane.drop_area.dropEvent)
+    await until(
+        lambda: (
+            len(by_name(view)) == 3
+            and all(cell(view, item, PROGRESS, PROGRESS_ROLE) == 50 for item in by_name(view).values())
+        )
+    )  # each file held after three chunks of six: no more bytes move
+    changed: list[tuple[int, int, int, int]] = []
+    view.model.dataChanged.connect(
+        lambda first, last, *_: changed.append((first.row(), first.column(), last.row(), last.column()))
+    )
+    items = list(by_name(view).values())
+    rows = sorted(view.model.row_of(item.id) for item in items)
+    for item in items:  # three reports in one turn, as the queue sends them
+        view.queue.itemChanged.emit(replace(item, sent=item.sent + 1, updated_at=item.updated_at + 1))
+    assert changed == []  # gathered, not sent one by one
+    await until(lambda: changed != [])
+    assert changed == [(rows[0], PROGRESS, rows[-1], ETA)]  # one repaint of the three rows' cells
+
+    # a new state is shown at once, the whole row
+    changed.clear()
+    first = by_name(view)[items[0].name]
+    view.queue.itemChanged.emit(replace(first, state="paused"))
+    assert changed == [(view.model.row_of(first.id), FILE, view.model.row_of(first.id), ETA)]
+    view.queue.itemChanged.emit(first)
+    line.release()
+    await until(lambda: all(i.state == "done" for i in by_name(view).values()), timeout=60)
     await quiet(timeout=60)

@@ -46,6 +46,7 @@ __all__ = [
     "CONCURRENCY_KEY",
     "MAX_DROP_FILES",
     "MAX_FRESH_SLOTS",
+    "PROGRESS_INTERVAL",
     "PUT_RETRY_DELAYS",
     "Transfer",
     "UploadQueue",

@@ -11,10 +11,10 @@ import bisect
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QBrush, QColor
 
-from castdeck.services.uploads import UploadQueue
+from castdeck.services.uploads import PROGRESS_INTERVAL, UploadQueue
 from castdeck.store.uploads import UploadItem
 from castdeck.ui.resource_model import AnyIndex, RoleData, each_role
 
@@ -123,6 +123,12 @@ class UploadQueueModel(QAbstractTableModel):
         self._items: list[UploadItem] = list(queue.items())
         self._rows: dict[str, int] = {}
         self._processing: dict[str, tuple[str, str | None]] = {}  # source id -> (job state, error)
+        self._moved: set[str] = set()
+        """Items whose bytes sent moved since the last repaint of the progress cells."""
+        self._flush_moved = QTimer(self)
+        self._flush_moved.setSingleShot(True)
+        self._flush_moved.setInterval(round(PROGRESS_INTERVAL * 1000))
+        self._flush_moved.timeout.connect(self._moved_bytes)
         self._reindex()
         queue.itemAdded.connect(self._added)
         queue.itemChanged.connect(self._changed)
@@ -276,12 +282,23 @@ class UploadQueueModel(QAbstractTableModel):
             return
         before, self._items[row] = self._items[row], item
         if replace(before, sent=item.sent, updated_at=item.updated_at) == item:
-            # Only bytes moved (the queue reports each transfer eight times a second): the cells
-            # that show them repaint, not the row. With several files sending, whole rows made
-            # each frame repaint most of the table (benchmarks/background_load.py).
-            self.dataChanged.emit(self.index(row, PROGRESS), self.index(row, ETA))
+            # Only bytes moved: the cells that show them repaint, not the row (with several files
+            # sending, whole rows made each frame repaint most of the table), and the rows whose
+            # bytes moved repaint together at the queue's own pace. Each transfer reports eight
+            # times a second, out of step with the others: ten files sending repainted the
+            # table nearly every frame (benchmarks/background_load.py).
+            self._moved.add(item.id)
+            if not self._flush_moved.isActive():
+                self._flush_moved.start()
             return
+        self._moved.discard(item.id)
         self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+
+    def _moved_bytes(self) -> None:
+        rows = [row for item_id in self._moved if (row := self._rows.get(item_id, -1)) >= 0]
+        self._moved.clear()
+        if rows:
+            self.dataChanged.emit(self.index(min(rows), PROGRESS), self.index(max(rows), ETA))
 
     def _removed(self, item_id: str) -> None:
         row = self._rows.get(item_id, -1)
