@@ -40,6 +40,9 @@ __all__ = [
     "Column",
     "ResourceFilterProxy",
     "ResourceTableModel",
+    "answer_roles",
+    "clear_roles",
+    "each_role",
     "format_time",
 ]
 
@@ -75,6 +78,29 @@ def each_role(given: RoleData) -> list[QModelRoleData]:
     if isinstance(given, QModelRoleData):
         return [given]
     return [given[at] for at in range(given.size())]  # type: ignore[index] # (PySide's stub lacks it)
+
+
+def answer_roles(
+    span: list[QModelRoleData],
+    answered: frozenset[int],
+    value: Callable[[Any, int, int], Any],
+    item: Any,
+    column: int,
+) -> None:
+    """Fill ``span`` for one cell: ``value(item, column, role)`` for the roles in ``answered``, the
+    others cleared (a span holds whatever was asked before)."""
+    for asked in span:
+        role = asked.role()
+        if role in answered:
+            asked.setData(value(item, column, role))
+        else:
+            asked.clearData()
+
+
+def clear_roles(span: list[QModelRoleData]) -> None:
+    """Answer nothing for every role in ``span`` (a cell that does not exist)."""
+    for asked in span:
+        asked.clearData()
 
 
 @dataclass(frozen=True)
@@ -130,22 +156,15 @@ class ResourceTableModel(QAbstractTableModel):
         roles per cell when it paints: one call into Python per cell instead of seven)."""
         asked = each_role(roleDataSpan)
         row = index.row()
-        if not 0 <= row < len(self._items):
-            for one in asked:
-                one.clearData()
-            return
-        self.fill_roles(row, index.column(), asked)
+        if 0 <= row < len(self._items):
+            self.fill_roles(row, index.column(), asked)
+        else:
+            clear_roles(asked)
 
     def fill_roles(self, row: int, number: int, span: list[QModelRoleData]) -> None:
         """Answer every role in ``span`` for the cell at ``row``, ``number`` (a row that exists);
         the proxy calls this too (Qt's proxies ask their source one role at a time)."""
-        item = self._items[row]
-        for asked in span:
-            role = asked.role()
-            if role in _ROLES:
-                asked.setData(self._value(item, number, role))
-            else:
-                asked.clearData()
+        answer_roles(span, _ROLES, self._value, self._items[row], number)
 
     def _value(self, item: Any, number: int, role: int) -> Any:
         # Asked for every cell on screen at each paint: plain int constants, the commonest first.

@@ -16,7 +16,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from castdeck.services.uploads import PROGRESS_INTERVAL, UploadQueue
 from castdeck.store.uploads import UploadItem
-from castdeck.ui.resource_model import AnyIndex, RoleData, each_role
+from castdeck.ui.resource_model import AnyIndex, RoleData, answer_roles, clear_roles, each_role
 
 __all__ = [
     "COLUMNS",
@@ -167,17 +167,10 @@ class UploadQueueModel(QAbstractTableModel):
         """Every role Qt's delegate asks for one cell (six at each paint), in one call into Python."""
         asked = each_role(roleDataSpan)
         row = index.row()
-        if not 0 <= row < len(self._items):
-            for one in asked:
-                one.clearData()
-            return
-        item, column = self._items[row], index.column()
-        for one in asked:
-            role = one.role()
-            if role in _ANSWERED:
-                one.setData(self._value(item, column, role))
-            else:
-                one.clearData()
+        if 0 <= row < len(self._items):
+            answer_roles(asked, _ANSWERED, self._value, self._items[row], index.column())
+        else:
+            clear_roles(asked)
 
     def _value(self, item: UploadItem, column: int, role: int) -> Any:
         if role == _DISPLAY:
