@@ -7,7 +7,18 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+import pytest
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QMimeData,
+    QModelIndex,
+    QModelRoleData,
+    QModelRoleDataSpan,
+    QPoint,
+    QPointF,
+    Qt,
+    QUrl,
+)
 from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
@@ -97,3 +108,35 @@ def dark_palette() -> QPalette:
     ):  # fmt: skip
         palette.setColor(role, QColor(color))
     return palette
+
+
+def count_calls(monkeypatch: pytest.MonkeyPatch, owner: type, *names: str) -> dict[str, int]:
+    """Count the calls of the methods ``names`` of ``owner``, by name. Set it before any instance
+    is made: PySide keeps the Python method it first finds for a call from Qt, so wrappers set
+    later count nothing of what Qt calls."""
+    calls = dict.fromkeys(names, 0)
+    for name in names:
+        original = getattr(owner, name)
+
+        def counted(self: object, *args: Any, _name: str = name, _original: Any = original) -> Any:
+            calls[_name] += 1
+            return _original(self, *args)
+
+        monkeypatch.setattr(owner, name, counted)
+        _COUNTERS.append(counted)
+    return calls
+
+
+_COUNTERS: list[Any] = []
+"""Every counting wrapper :func:`count_calls` made, for the whole run: PySide keeps the method it
+found for an instance without a reference of its own, and a wrapper freed once the test undoes it
+while a model made under it still lives (and paints) crashes the process."""
+
+
+def answer_in_one_call(model: QAbstractItemModel, index: QModelIndex, role: int) -> Any:
+    """What ``model.multiData`` puts in a span asking ``role`` alone that held a leftover value
+    (a span holds whatever was asked before: every role must be answered or cleared)."""
+    asked = QModelRoleData(role)
+    asked.setData("left over")
+    model.multiData(index, QModelRoleDataSpan(asked))
+    return asked.data()

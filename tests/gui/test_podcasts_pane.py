@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from PySide6.QtCore import QModelRoleData, QModelRoleDataSpan, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
@@ -16,7 +16,7 @@ from castdeck.ui.dialogs.podcast_dialog import PodcastDialog
 from castdeck.ui.panes.podcasts import PodcastsPane
 from castdeck.ui.resource_model import ResourceTableModel
 from tests.gui.conftest import quiet, shown_pane, until
-from tests.gui.helpers import first_host, new_podcast
+from tests.gui.helpers import answer_in_one_call, count_calls, first_host, new_podcast
 
 BACKSTORY = "A producer who keeps every conversation on time and on topic."
 
@@ -243,20 +243,7 @@ async def test_the_table_is_painted_from_one_call_per_cell_with_what_data_answer
     """Qt's delegate asks seven roles of each cell it paints, and Qt's proxy asks its source one
     role at a time: the proxy passes the whole request to the model in one call, and the answers
     are the ones ``data`` gives role by role."""
-    calls = {"cells": 0, "roles": 0}
-    fill, data = ResourceTableModel.fill_roles, ResourceTableModel.data
-
-    def counted_fill(self: ResourceTableModel, *args: object) -> None:
-        calls["cells"] += 1
-        fill(self, *args)
-
-    def counted_data(self: ResourceTableModel, *args: object) -> object:
-        calls["roles"] += 1
-        return data(self, *args)
-
-    # before the model is made: PySide keeps the method it first finds for a call from Qt
-    monkeypatch.setattr(ResourceTableModel, "fill_roles", counted_fill)
-    monkeypatch.setattr(ResourceTableModel, "data", counted_data)
+    calls = count_calls(monkeypatch, ResourceTableModel, "fill_roles", "data")  # before the model is made
     pane = await open_pane(qtbot, session)
     await pane.model.wait_idle()
     proxy = pane.proxy
@@ -278,16 +265,14 @@ async def test_the_table_is_painted_from_one_call_per_cell_with_what_data_answer
         for column in range(proxy.columnCount()):
             index = proxy.index(row, column)
             for role in roles:
-                asked = QModelRoleData(role)
-                asked.setData("left over")  # what a span holds before: every role is answered
-                proxy.multiData(index, QModelRoleDataSpan(asked))
-                assert comparable(asked.data()) == comparable(proxy.data(index, role)), (row, column, role)
-                answered += asked.data() is not None
+                answer = answer_in_one_call(proxy, index, role)
+                assert comparable(answer) == comparable(proxy.data(index, role)), (row, column, role)
+                answered += answer is not None
     assert answered >= 3 * proxy.columnCount()  # (the titles at least: not a table of nothing)
 
-    calls["cells"] = calls["roles"] = 0
+    calls["fill_roles"] = calls["data"] = 0
     pane.table.viewport().grab()
     shown = proxy.rowCount() * proxy.columnCount()
-    assert 0 < calls["cells"] <= shown * 2  # each cell painted once (twice at most: a tooltip's hover)
-    assert calls["roles"] == 0
+    assert 0 < calls["fill_roles"] <= shown * 2  # each cell painted once (twice at most: a tooltip's hover)
+    assert calls["data"] == 0
     await quiet()

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QModelRoleData, QModelRoleDataSpan, QSettings, Qt
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QBrush, QColor, QImage
 from pytestqt.qtbot import QtBot
 
@@ -36,7 +36,7 @@ from castdeck.ui.upload_queue import (
     format_eta,
 )
 from tests.gui.conftest import OnLine, quiet, shown_pane, until
-from tests.gui.helpers import drop_on
+from tests.gui.helpers import answer_in_one_call, count_calls, drop_on
 
 # --- fixtures and helpers -------------------------------------------------------------------------------------
 
@@ -427,20 +427,7 @@ async def test_the_table_is_painted_from_one_call_per_cell_with_what_data_answer
 ) -> None:
     """Qt's delegate asks six roles of each cell it paints: the model answers them in one call
     (``multiData``), with what ``data`` answers role by role, unasked leftovers cleared."""
-    calls = {"cells": 0, "roles": 0}
-    multi, data = UploadQueueModel.multiData, UploadQueueModel.data
-
-    def counted_multi(self: UploadQueueModel, *args: Any) -> None:
-        calls["cells"] += 1
-        multi(self, *args)
-
-    def counted_data(self: UploadQueueModel, *args: Any) -> Any:
-        calls["roles"] += 1
-        return data(self, *args)
-
-    # before the model is made: PySide keeps the method it first finds for a call from Qt
-    monkeypatch.setattr(UploadQueueModel, "multiData", counted_multi)
-    monkeypatch.setattr(UploadQueueModel, "data", counted_data)
+    calls = count_calls(monkeypatch, UploadQueueModel, "multiData", "data")  # before the model is made
     session, background, line = on_line.session, on_line.background, on_line.line
     pane = await open_sources(qtbot, session, background)
     view = queue_view(pane)
@@ -473,11 +460,9 @@ async def test_the_table_is_painted_from_one_call_per_cell_with_what_data_answer
         for column in range(model.columnCount()):
             index = model.index(row, column)
             for role in roles:
-                asked = QModelRoleData(role)
-                asked.setData("left over")  # what a span holds before: every role is answered
-                model.multiData(index, QModelRoleDataSpan(asked))
-                assert comparable(asked.data()) == comparable(model.data(index, role)), (row, column, role)
-                answered[int(role)] = answered.get(int(role), 0) + (asked.data() is not None)
+                answer = answer_in_one_call(model, index, role)
+                assert comparable(answer) == comparable(model.data(index, role)), (row, column, role)
+                answered[int(role)] = answered.get(int(role), 0) + (answer is not None)
     refused = model.index(model.row_of(by_name(view)["empty.txt"].id), STATE)
     assert model.data(refused, Qt.ItemDataRole.ForegroundRole).color().name() == "#c62828"
     assert answered[int(Qt.ItemDataRole.DisplayRole)] >= 2 * 4  # name, size, state, progress of both
@@ -485,11 +470,11 @@ async def test_the_table_is_painted_from_one_call_per_cell_with_what_data_answer
     assert cell(view, by_name(view)["empty.txt"], PROGRESS, PROGRESS_ROLE) == -1  # no bar
     assert answered[int(Qt.ItemDataRole.FontRole)] == 0
 
-    calls["cells"] = calls["roles"] = 0
+    calls["multiData"] = calls["data"] = 0
     view.table.viewport().grab()
     shown = model.rowCount() * model.columnCount()
-    assert 0 < calls["cells"] <= shown * 2
-    assert calls["roles"] <= model.rowCount()  # the progress bars' own read of their percent
+    assert 0 < calls["multiData"] <= shown * 2
+    assert calls["data"] <= model.rowCount()  # the progress bars' own read of their percent
     monkeypatch.undo()
     line.release()
     await until(lambda: by_name(view)["deck.pdf"].state == "done", timeout=60)
