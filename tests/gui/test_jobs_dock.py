@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRect, Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QImage, QPaintEvent
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
@@ -542,3 +542,80 @@ async def test_cards_are_laid_out_once_at_the_height_they_ask_as_they_come_and_e
         heights.close()
         line.release()
     await quiet()
+
+
+class CardPaints(QObject):
+    """Every paint of a whole job card, with where the card was then (in the window's
+    coordinates) and its size: an application-wide filter, cards come as the test runs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.whole: list[tuple[JobCard, QRect]] = []
+        app = QGuiApplication.instance()
+        assert app is not None
+        app.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and isinstance(watched, JobCard):
+            assert isinstance(event, QPaintEvent)
+            if event.rect() == watched.rect():
+                at = watched.mapTo(watched.window(), watched.rect().topLeft())
+                self.whole.append((watched, QRect(at, watched.size())))
+        return False
+
+    def close(self) -> None:
+        app = QGuiApplication.instance()
+        assert app is not None
+        app.removeEventFilter(self)
+
+
+@pytest.mark.asyncio
+async def test_a_card_built_below_the_cards_in_view_leaves_them_unpainted(
+    qtbot: QtBot, on_line: OnLine
+) -> None:
+    """The dock builds a burst of cards one a frame, newest on top, each below the last. The list
+    grows at each; were the grown list repainted in full, every card in view would be painted again
+    for each card built below it (thirty times for the top card, in a frame busy with the burst).
+    A card in view is painted again only when it moves or changes size."""
+    session, background, line = on_line.session, on_line.background, on_line.line
+    window = open_window(qtbot, session, background)
+    panel = window.jobs_panel
+    line.hold_requests("GET", "/v1/episodes/")  # every job stays running: no card changes
+    await until(lambda: on_screen_as_painted_afresh(window))  # the window's first paints are done
+    paints = CardPaints()
+    try:
+        for number in range(CARD_WINDOW):
+            background.jobs.track("episode", str(uuid.uuid4()), title=f"Job {number}", first_poll_after=0)
+        await until(lambda: panel.pending_builds() == 0)
+        await until(lambda: any(card is panel.list_layout.itemAt(0).widget() for card, _ in paints.whole))
+        assert panel.list_widget.height() > panel.scroll_area.viewport().height()  # the list scrolls
+        repainted_in_place = []
+        last: dict[JobCard, QRect] = {}
+        for card, where in paints.whole:
+            if last.get(card) == where:
+                repainted_in_place.append((card.view.title, where))
+            last[card] = where
+        assert len(last) >= 3  # the cards in view were painted
+        assert repainted_in_place == []
+        await until(lambda: on_screen_as_painted_afresh(window))
+
+        # a card in view leaves: those under it move up into a shorter list, nothing stale is left
+        second = panel.list_layout.itemAt(1).widget()
+        assert isinstance(second, JobCard)
+        key = second.view.key
+        panel._put(replace(second.view, state="completed", ended_at=time.time()))
+        panel.clear_finished()
+        assert key not in panel.cards
+        await until(lambda: on_screen_as_painted_afresh(window))
+    finally:
+        paints.close()
+        line.release()
+    await quiet()
+
+
+def on_screen_as_painted_afresh(window: MainWindow) -> bool:
+    """Whether the window's pixels on the screen are those a full paint of it gives now."""
+    screen = window.screen().grabWindow(window.winId()).toImage()
+    afresh = window.grab().toImage()
+    shape = QImage.Format.Format_RGB32
+    return bool(screen.convertToFormat(shape) == afresh.convertToFormat(shape))
