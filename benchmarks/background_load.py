@@ -307,6 +307,10 @@ async def run(base_url: str, args: argparse.Namespace, work: Path, spoken: dict[
           f" 99th percentile {p99(probe) * 1000:.1f} ms; ratio to idle: longest {probe.worst / max(idle.worst, 1e-4):.1f}x,"
           f" p99 {p99(probe) / max(p99(idle), 1e-4):.1f}x -> {'PASS' if probe.worst <= STALL_TARGET else 'OVER'}"
           f" (target <= {STALL_TARGET * 1000:.0f} ms)")  # fmt: skip
+    over = [i for i, gap in enumerate(probe.gaps) if gap > STALL_TARGET]
+    print(f"  the longest stall: {probe.worst_parts()}; stalls over {STALL_TARGET * 1000:.0f} ms: {len(over)}"
+          + "".join(f"; {probe.gaps[i] * 1000:.1f} ms at {probe.at[i]:.1f} s (CPU {probe.cpu_gaps[i] * 1000:.1f},"
+                    f" waiting for a core {probe.queued_gaps[i] * 1000:.1f})" for i in over[:6]))  # fmt: skip
     print(f"main thread's own work between ticks (CPU time): idle longest {idle.cpu_worst * 1000:.1f} ms;"
           f" under load longest {probe.cpu_worst * 1000:.1f} ms (at {probe.when(probe.cpu_gaps):.1f} s), 99th percentile"
           f" {p99(probe, 'cpu_gaps') * 1000:.1f} ms -> {'PASS' if probe.cpu_worst < CPU_TARGET else 'OVER'}"

@@ -108,11 +108,20 @@ def seed(base_url: str, wanted: int, covers: bool) -> int:
         return max(have, wanted)
 
 
+def _open_schedstat() -> int | None:
+    try:
+        return os.open("/proc/thread-self/schedstat", os.O_RDONLY)
+    except OSError:
+        return None
+
+
 class StallProbe(QObject):
     """A 5 ms timer; the longest gap between its ticks beyond 5 ms is the longest stall. It also
     counts the main thread's CPU time between ticks: a long gap with little CPU in it is the
     machine (the sandbox and the decoding threads share its two cores), one full of CPU is the
-    pane's own work."""
+    pane's own work. On Linux it also reads how long the main thread waited for a core, runnable
+    but not running (``/proc/thread-self/schedstat``): the rest of a gap is the thread asleep (the
+    loop waiting, a late wake-up, or another thread holding the interpreter's lock)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -129,6 +138,11 @@ class StallProbe(QObject):
         """When each tick came, in seconds from the start."""
         self.cpu_in_worst = 0.0
         """The CPU time inside the longest gap."""
+        self.queued_last = 0.0
+        self.queued_gaps: list[float] = []
+        """Between each two ticks, how long the main thread waited for a core (0 where unknown)."""
+        self.queued_in_worst = 0.0
+        self._schedstat = _open_schedstat()
 
     def start(self) -> None:
         self.last = self.started = time.perf_counter()
@@ -138,20 +152,38 @@ class StallProbe(QObject):
         self.gaps = []
         self.cpu_gaps = []
         self.at = []
+        self.queued_last = self._queued()
+        self.queued_gaps = []
+        self.queued_in_worst = 0.0
         self.timer.start()
 
     def stop(self) -> None:
         self.timer.stop()
 
+    def _queued(self) -> float:
+        """Seconds the main thread has waited for a core so far (0.0 where the system does not say)."""
+        if self._schedstat is None:
+            return 0.0
+        return int(os.pread(self._schedstat, 64, 0).split()[1]) / 1e9
+
     def _tick(self) -> None:
-        now, cpu_now = time.perf_counter(), time.thread_time()
-        gap, busy = now - self.last - 0.005, cpu_now - self.cpu_last
-        self.last, self.cpu_last = now, cpu_now
+        now, cpu_now, queued_now = time.perf_counter(), time.thread_time(), self._queued()
+        gap, busy, queued = now - self.last - 0.005, cpu_now - self.cpu_last, queued_now - self.queued_last
+        self.last, self.cpu_last, self.queued_last = now, cpu_now, queued_now
         self.gaps.append(gap)
         self.cpu_gaps.append(busy)
+        self.queued_gaps.append(queued)
         self.at.append(now - self.started)
         if gap > self.worst:
-            self.worst, self.cpu_in_worst = gap, busy
+            self.worst, self.cpu_in_worst, self.queued_in_worst = gap, busy, queued
+
+    def worst_parts(self) -> str:
+        """The longest gap split into the main thread's CPU, its wait for a core, and the rest."""
+        if self._schedstat is None:
+            return f"{self.cpu_in_worst * 1000:.1f} ms of it on the CPU"
+        asleep = max(0.0, self.worst + 0.005 - self.cpu_in_worst - self.queued_in_worst)
+        return (f"{self.cpu_in_worst * 1000:.1f} ms of it on the CPU, {self.queued_in_worst * 1000:.1f} ms waiting"
+                f" for a core, {asleep * 1000:.1f} ms asleep")  # fmt: skip
 
     @property
     def cpu_worst(self) -> float:
