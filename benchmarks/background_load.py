@@ -231,6 +231,7 @@ async def run(base_url: str, args: argparse.Namespace, work: Path, spoken: dict[
     probe = StallProbe()
     probe.start()
     started = time.monotonic()
+    sandbox_cpu = process_tree_cpu(args.sandbox_pid)
     listening.start()
     episodes = args.jobs * 3 // 10
     for i in range(args.jobs):
@@ -257,6 +258,7 @@ async def run(base_url: str, args: argparse.Namespace, work: Path, spoken: dict[
     probe.stop()
     listening.stop()
     window_seconds = time.monotonic() - started
+    sandbox_used = process_tree_cpu(args.sandbox_pid) - sandbox_cpu
     following = background.jobs.following
     states = [i.state for i in background.uploads.items()]
 
@@ -326,6 +328,10 @@ async def run(base_url: str, args: argparse.Namespace, work: Path, spoken: dict[
           f" {budget.peak_per_second} in any one second (rate {budget.rate:.0f}/s, burst {budget.burst:.0f});"
           f" the hints alone would allow {hinted:.0f}/s for these jobs; 429s met: {budget.rate_limited}")  # fmt: skip
     print(f"job cards built: {len(window.jobs_panel.cards)}")
+    if sandbox_used >= 0:
+        print(f"the sandbox (the service's stand-in, at priority {args.sandbox_nice}) used {sandbox_used:.1f} s of"
+              f" CPU in the {window_seconds:.0f} s: {sandbox_used / window_seconds:.2f} of the machine's"
+              f" {os.cpu_count()} cores on average")  # fmt: skip
     window.notifier.close()
     listen.close()
     await background.close()
@@ -336,6 +342,19 @@ async def run(base_url: str, args: argparse.Namespace, work: Path, spoken: dict[
     cache.close()
 
 
+def process_tree_cpu(pid: int) -> float:
+    """CPU seconds used so far by process ``pid`` and its children (Linux; -1.0 elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as listed:
+            children = [int(child) for child in listed.read().split()]
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return -1.0
+    used = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return used + sum(max(0.0, process_tree_cpu(child)) for child in children)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--jobs", type=int, default=200)
@@ -344,13 +363,22 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--idle-seconds", type=float, default=20)
     parser.add_argument(
+        "--sandbox-nice", type=int, default=19,
+        help="the sandbox's priority (POSIX). For a creator the service runs elsewhere; its stand-in here shares"
+             " the two cores and at times takes both (narrating episodes, rendering videos). At 19 the app's"
+             " threads get a core first, as with a remote service; 0 shares the cores evenly.",
+    )  # fmt: skip
+    parser.add_argument(
         "--network-thread", action="store_true",
         help="send the service's requests from a network thread (castdeck.api.network_thread; the app does not)",
     )  # fmt: skip
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="castdeck-bench-bg-") as tmp:
         work = Path(tmp)
-        sandbox = start_sandbox(work / "sandbox", "--speed", "1", "--workers", "1", "--no-seed-media")
+        sandbox = start_sandbox(
+            work / "sandbox", "--speed", "1", "--workers", "1", "--no-seed-media", nice=args.sandbox_nice
+        )
+        args.sandbox_pid = sandbox.process.pid
         try:
             spoken = generate_spoken_episode(sandbox, "Benchmark tides")  # narrated, with word timings
             app = QApplication.instance() or QApplication([])

@@ -6,6 +6,7 @@ import asyncio
 import functools
 import inspect
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -313,8 +314,9 @@ class RunningSandbox:
                 stream.close()
 
 
-def start_sandbox(data_dir: Path, *args: str) -> RunningSandbox:
-    """Start ``castdeck-sandbox`` and wait for its ``listening on URL`` line."""
+def start_sandbox(data_dir: Path, *args: str, nice: int = 0) -> RunningSandbox:
+    """Start ``castdeck-sandbox`` and wait for its ``listening on URL`` line. ``nice`` (POSIX, with
+    the ``nice`` command) runs it and the workers it starts at that lower priority."""
     data_dir.mkdir(parents=True, exist_ok=True)
     log = (data_dir / "sandbox.log").open("a", encoding="utf-8")
     command = [
@@ -330,6 +332,8 @@ def start_sandbox(data_dir: Path, *args: str) -> RunningSandbox:
         "--exit-with-parent",
         *args,
     ]
+    if nice and shutil.which("nice"):
+        command = ["nice", "-n", str(nice), *command]
     # stdin stays open while the test process lives; if it dies, the sandbox stops by itself.
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
     log.close()
