@@ -329,7 +329,8 @@ async def run(base_url: str, args: argparse.Namespace, work: Path, spoken: dict[
           f" the hints alone would allow {hinted:.0f}/s for these jobs; 429s met: {budget.rate_limited}")  # fmt: skip
     print(f"job cards built: {len(window.jobs_panel.cards)}")
     if sandbox_used >= 0:
-        print(f"the sandbox (the service's stand-in, at priority {args.sandbox_nice}) used {sandbox_used:.1f} s of"
+        niceness = os.getpriority(os.PRIO_PROCESS, args.sandbox_pid)
+        print(f"the sandbox (the service's stand-in, at priority {niceness}) used {sandbox_used:.1f} s of"
               f" CPU in the {window_seconds:.0f} s: {sandbox_used / window_seconds:.2f} of the machine's"
               f" {os.cpu_count()} cores on average")  # fmt: skip
     window.notifier.close()
