@@ -587,7 +587,7 @@ async def test_a_card_built_below_the_cards_in_view_leaves_them_unpainted(
         for number in range(CARD_WINDOW):
             background.jobs.track("episode", str(uuid.uuid4()), title=f"Job {number}", first_poll_after=0)
         await until(lambda: panel.pending_builds() == 0)
-        await until(lambda: any(card is panel.list_layout.itemAt(0).widget() for card, _ in paints.whole))
+        await until(lambda: any(card is cards_in_order(panel)[0] for card, _ in paints.whole))
         assert panel.list_widget.height() > panel.scroll_area.viewport().height()  # the list scrolls
         repainted_in_place = []
         last: dict[JobCard, QRect] = {}
@@ -600,8 +600,7 @@ async def test_a_card_built_below_the_cards_in_view_leaves_them_unpainted(
         await until(lambda: on_screen_as_painted_afresh(window))
 
         # a card in view leaves: those under it move up into a shorter list, nothing stale is left
-        second = panel.list_layout.itemAt(1).widget()
-        assert isinstance(second, JobCard)
+        second = cards_in_order(panel)[1]
         key = second.view.key
         panel._put(replace(second.view, state="completed", ended_at=time.time()))
         panel.clear_finished()
@@ -611,6 +610,11 @@ async def test_a_card_built_below_the_cards_in_view_leaves_them_unpainted(
         paints.close()
         line.release()
     await quiet()
+
+
+def cards_in_order(panel: JobsPanel) -> list[JobCard]:
+    """The dock's cards, top to bottom."""
+    return [widget for widget in laid_out(panel.list_layout) if isinstance(widget, JobCard)]
 
 
 def on_screen_as_painted_afresh(window: MainWindow) -> bool:
