@@ -137,6 +137,9 @@ async def test_a_409_under_a_used_key_makes_the_next_attempt_use_a_new_key(on_li
     assert [s.status for s in sent] == [202, 409, 202]
     assert sent[1].idempotency_key == used and sent[2].idempotency_key not in (used, None)
     assert len(await episodes_of(on_line, show.id)) == 2
+    # the two imports' jobs are still polled and each answer is stored by a task of its own: wait
+    # until they end, else a poll answered after quiet() leaves a task running at teardown
+    await until(lambda: background.jobs.following == 0)
     await quiet()
 
 
