@@ -465,18 +465,31 @@ async def test_only_the_newest_cards_are_built_until_the_user_scrolls_to_older_o
     await quiet()
 
 
-class CardHeights(QObject):
-    """Every height the cards of ``panel`` are laid out at, with what each card asked for then,
-    and every height of the list that holds them (an application-wide filter: cards come and go)."""
+class AppWideFilter(QObject):
+    """An event filter on the whole application (the cards it watches come and go as the test
+    runs); ``close`` removes it."""
 
-    def __init__(self, panel: JobsPanel) -> None:
-        super().__init__(panel)
-        self.panel = panel
-        self.cards: list[tuple[int, int]] = []  # (height given, height asked)
-        self.list: list[int] = []
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
         app = QGuiApplication.instance()
         assert app is not None
         app.installEventFilter(self)
+
+    def close(self) -> None:
+        app = QGuiApplication.instance()
+        assert app is not None
+        app.removeEventFilter(self)
+
+
+class CardHeights(AppWideFilter):
+    """Every height the cards of ``panel`` are laid out at, with what each card asked for then,
+    and every height of the list that holds them."""
+
+    def __init__(self, panel: JobsPanel) -> None:
+        self.panel = panel
+        self.cards: list[tuple[int, int]] = []  # (height given, height asked)
+        self.list: list[int] = []
+        super().__init__(panel)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Resize:
@@ -485,11 +498,6 @@ class CardHeights(QObject):
             elif watched is self.panel.list_widget:
                 self.list.append(self.panel.list_widget.height())
         return False
-
-    def close(self) -> None:
-        app = QGuiApplication.instance()
-        assert app is not None
-        app.removeEventFilter(self)
 
 
 def settle_posted_events() -> None:
@@ -544,16 +552,13 @@ async def test_cards_are_laid_out_once_at_the_height_they_ask_as_they_come_and_e
     await quiet()
 
 
-class CardPaints(QObject):
+class CardPaints(AppWideFilter):
     """Every paint of a whole job card, with where the card was then (in the window's
-    coordinates) and its size: an application-wide filter, cards come as the test runs."""
+    coordinates) and its size."""
 
     def __init__(self) -> None:
-        super().__init__()
         self.whole: list[tuple[JobCard, QRect]] = []
-        app = QGuiApplication.instance()
-        assert app is not None
-        app.installEventFilter(self)
+        super().__init__()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Paint and isinstance(watched, JobCard):
@@ -562,11 +567,6 @@ class CardPaints(QObject):
                 at = watched.mapTo(watched.window(), watched.rect().topLeft())
                 self.whole.append((watched, QRect(at, watched.size())))
         return False
-
-    def close(self) -> None:
-        app = QGuiApplication.instance()
-        assert app is not None
-        app.removeEventFilter(self)
 
 
 @pytest.mark.asyncio
