@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt, QTimer  # noqa: E402
+from PySide6.QtCore import QAbstractEventDispatcher, QEvent, QObject, QPoint, QPointF, Qt, QTimer  # noqa: E402
 from PySide6.QtGui import QWheelEvent  # noqa: E402
 from PySide6.QtWidgets import QAbstractItemView, QApplication  # noqa: E402
 from tests.conftest import DEMO_KEY, start_sandbox  # noqa: E402
@@ -121,7 +121,14 @@ class StallProbe(QObject):
     machine (the sandbox and the decoding threads share its two cores), one full of CPU is the
     pane's own work. On Linux it also reads how long the main thread waited for a core, runnable
     but not running (``/proc/thread-self/schedstat``): the rest of a gap is the thread asleep (the
-    loop waiting, a late wake-up, or another thread holding the interpreter's lock)."""
+    loop waiting, a late wake-up, or another thread holding the interpreter's lock).
+
+    It also times each turn of Qt's loop (from one return to its wait to the next, marked by the
+    dispatcher's ``aboutToBlock``): what one turn runs (the posted events and repaints, the due
+    timers, the ready sockets) holds back everything else, input included, until it ends. Between
+    two ticks of the 5 ms timer there are many turns when the main thread is busy with short ones,
+    so the CPU between ticks is 5 ms or more however short each turn is; the turns' own CPU is the
+    longest piece of work nothing could come between."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -143,6 +150,23 @@ class StallProbe(QObject):
         """Between each two ticks, how long the main thread waited for a core (0 where unknown)."""
         self.queued_in_worst = 0.0
         self._schedstat = _open_schedstat()
+        self.turn_cpu: list[float] = []
+        """The main thread's CPU time in each turn of Qt's loop."""
+        self.turn_at: list[float] = []
+        """When each turn ended, in seconds from the start."""
+        self._turn_cpu_last = 0.0
+        self._dispatcher = QAbstractEventDispatcher.instance()
+
+    def _turn(self) -> None:
+        cpu_now = time.thread_time()
+        self.turn_cpu.append(cpu_now - self._turn_cpu_last)
+        self.turn_at.append(time.perf_counter() - self.started)
+        self._turn_cpu_last = cpu_now
+
+    @property
+    def turn_worst(self) -> float:
+        """The most CPU time in one turn of Qt's loop."""
+        return max(self.turn_cpu, default=0.0)
 
     def start(self) -> None:
         self.last = self.started = time.perf_counter()
@@ -155,10 +179,17 @@ class StallProbe(QObject):
         self.queued_last = self._queued()
         self.queued_gaps = []
         self.queued_in_worst = 0.0
+        self.turn_cpu = []
+        self.turn_at = []
+        self._turn_cpu_last = self.cpu_last
+        if self._dispatcher is not None:
+            self._dispatcher.aboutToBlock.connect(self._turn)
         self.timer.start()
 
     def stop(self) -> None:
         self.timer.stop()
+        if self._dispatcher is not None:
+            self._dispatcher.aboutToBlock.disconnect(self._turn)
 
     def _queued(self) -> float:
         """Seconds the main thread has waited for a core so far (0.0 where the system does not say)."""
