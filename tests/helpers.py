@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 from PIL import Image
+from PySide6.QtCore import QAbstractEventDispatcher
 
 from tests import media_child
 from tests.conftest import wait_for
@@ -442,3 +443,29 @@ class Line(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+class PassBurner:
+    """Counts the passes of Qt's loop (``passes``) and makes the own events of the next
+    ``burn_next`` passes use CPU time (twice ``seconds``) before their timers run, as a long repaint
+    does: it runs when the dispatcher says ``aboutToBlock``, where a pass begins. ``close`` stops it."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.passes = 0
+        self.burn_next = 0
+        dispatcher = QAbstractEventDispatcher.instance()
+        assert dispatcher is not None
+        self._dispatcher = dispatcher
+        dispatcher.aboutToBlock.connect(self._pass)
+
+    def _pass(self) -> None:
+        self.passes += 1
+        if self.burn_next:
+            self.burn_next -= 1
+            end = time.thread_time() + 2 * self.seconds
+            while time.thread_time() < end:
+                pass
+
+    def close(self) -> None:
+        self._dispatcher.aboutToBlock.disconnect(self._pass)

@@ -4,6 +4,7 @@ the next actions, announce ends, show refused and unanswered writes, and come ba
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 import uuid
 from dataclasses import replace
@@ -17,16 +18,17 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from castdeck.services.background import Background
+from castdeck.services.event_loop import TURN_SHARE
 from castdeck.services.session import ConnectionState, Session
 from castdeck.store.cache import Cache
 from castdeck.ui.jobs.card import JobCard
-from castdeck.ui.jobs.panel import CARD_WINDOW, JobsPanel
+from castdeck.ui.jobs.panel import CARD_WINDOW, GIVE_WAY_AT_MOST, JobsPanel
 from castdeck.ui.main_window import MainWindow
 from castdeck.ui.widgets import laid_out
 from tests.conftest import RunningSandbox
 from tests.gui.conftest import ARTIFACTS, OnLine, open_session, quiet, until
 from tests.gui.helpers import new_podcast, session_through
-from tests.helpers import Line
+from tests.helpers import Line, PassBurner
 
 FAIL = "[sandbox:fail]"
 
@@ -609,6 +611,39 @@ async def test_a_card_built_below_the_cards_in_view_leaves_them_unpainted(
     finally:
         paints.close()
         line.release()
+    await quiet()
+
+
+@pytest.mark.asyncio
+async def test_a_frame_long_already_builds_no_card_and_the_cards_still_come(
+    qtbot: QtBot, on_line: OnLine
+) -> None:
+    """The builder works once a frame; in a frame whose own events already used TURN_SHARE (a big
+    repaint) it gives way, at most GIVE_WAY_AT_MOST frames in a row, so a card's build and a long
+    repaint do not add up in one pass, and cards still come when every frame is long."""
+    session, background, line = on_line.session, on_line.background, on_line.line
+    window = open_window(qtbot, session, background)
+    panel = window.jobs_panel
+    line.hold_requests("GET", "/v1/episodes/")  # every job stays running
+    built_after_tick: list[int] = []
+    panel._builder.timeout.connect(lambda: built_after_tick.append(len(panel.cards)))
+    burner = PassBurner(TURN_SHARE)
+    try:
+        burner.burn_next = 10**9  # every pass from now on is a long one
+        for number in range(3):
+            background.jobs.track("episode", str(uuid.uuid4()), title=f"Job {number}", first_poll_after=0)
+        await until(lambda: len(panel.cards) == 3 and panel.pending_builds() == 0)
+    finally:
+        burner.close()
+        line.release()
+    ticks_that_built = [
+        tick
+        for tick, count in enumerate(built_after_tick)
+        if count > (built_after_tick[tick - 1] if tick else 0)
+    ]
+    assert len(ticks_that_built) == 3  # one card a frame, as always
+    apart = [b - a for a, b in itertools.pairwise(ticks_that_built)]
+    assert apart == [GIVE_WAY_AT_MOST + 1] * 2
     await quiet()
 
 

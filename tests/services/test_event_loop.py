@@ -14,7 +14,8 @@ from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
 from castdeck.services import event_loop
-from castdeck.services.event_loop import CastdeckEventLoop
+from castdeck.services.event_loop import TURN_SHARE, CastdeckEventLoop, turn_spent
+from tests.helpers import PassBurner
 
 
 def busy(seconds: float) -> None:
@@ -80,6 +81,80 @@ async def test_a_long_burst_of_callbacks_lets_qt_in_between_slices() -> None:
     assert "qt" in order and order.index("qt") < order.index("cb19"), order
     assert [x for x in order if x != "qt"] == [f"cb{n}" for n in range(20)]
     assert event_loop.SLICE < 0.02 * 0.5  # the twenty take 20 ms: at least two slices
+
+
+@pytest.mark.asyncio
+async def test_a_pass_long_already_runs_one_callback_and_the_next_pass_the_rest() -> None:
+    """A pass of Qt's loop whose own events (its repaints, before the timers) used TURN_SHARE of
+    the main thread's CPU runs one ready callback, not a slice: the rest wait for the next pass,
+    so the two do not add up in one pass that input cannot come between."""
+    loop = asyncio.get_running_loop()
+    burner = PassBurner(TURN_SHARE)
+    ran: list[int] = []
+    spent: list[float] = []
+    done = loop.create_future()
+
+    def start() -> None:
+        burner.burn_next = 1  # the pass the callbacks below run in is a long one
+        loop.call_soon(lambda: (spent.append(turn_spent()), ran.append(burner.passes)))
+        for _ in range(19):
+            loop.call_soon(lambda: ran.append(burner.passes))
+        loop.call_soon(done.set_result, None)
+
+    try:
+        loop.call_soon(start)
+        await done
+    finally:
+        burner.close()
+    long_pass = ran[0]
+    assert spent[0] >= TURN_SHARE  # the pass had used its share when the callbacks came to run
+    assert [p for p in ran[1:] if p <= long_pass] == []
+    assert ran == sorted(ran)
+
+
+@pytest.mark.asyncio
+async def test_a_light_pass_runs_every_callback_queued_before_it() -> None:
+    loop = asyncio.get_running_loop()
+    burner = PassBurner(TURN_SHARE)  # counts the passes only: nothing is burnt
+    ran: list[int] = []
+    done = loop.create_future()
+
+    def start() -> None:
+        for _ in range(20):
+            loop.call_soon(lambda: ran.append(burner.passes))
+        loop.call_soon(done.set_result, None)
+
+    try:
+        loop.call_soon(start)
+        await done
+    finally:
+        burner.close()
+    assert len(ran) == 20
+    assert set(ran) == {ran[0]}
+
+
+def test_the_turn_clock_counts_the_main_threads_cpu_in_the_pass(qapp: QApplication) -> None:
+    """Outside a pass's work (the loop waiting costs no CPU) the clock reads little; work done
+    since the pass began shows in it."""
+    loop = event_loop.new_event_loop(qapp)
+    try:
+        seen: list[float] = []
+
+        def measure() -> None:
+            before = turn_spent()
+            end = time.thread_time() + 0.004
+            while time.thread_time() < end:
+                pass
+            seen.extend([before, turn_spent()])
+            loop.stop()
+
+        QTimer.singleShot(50, measure)  # the loop waits 50 ms first: that is not CPU time
+        loop.run_forever()
+    finally:
+        loop.close()
+    before, after = seen
+    assert before < 0.004
+    assert after - before >= 0.004
 
 
 @pytest.mark.asyncio

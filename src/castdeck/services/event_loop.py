@@ -13,6 +13,12 @@ them: in each pass of Qt's loop, those queued before the pass began, until :data
 by; the rest run in the next pass, after Qt's own events. As in asyncio's loop, a callback queued
 by another runs in the next pass, never in the same one, and callbacks run only while the loop
 runs. Timed callbacks (``call_later``, ``call_at``) stay with qasync's timers.
+
+A pass whose own events were long (Qt handles the posted events, the repaints among them, before
+the timers) runs one ready callback, not a whole slice: :func:`turn_spent` tells how much of the
+main thread's time the current pass has used, and other background work (the Jobs dock's card
+builder) reads it too, so that a long repaint and a slice of background work do not add up in
+one pass that nothing, input included, can come between.
 """
 
 from __future__ import annotations
@@ -25,9 +31,9 @@ from collections.abc import Callable
 from typing import Any
 
 import qasync
-from PySide6.QtCore import QCoreApplication, QObject, QTimerEvent
+from PySide6.QtCore import QAbstractEventDispatcher, QCoreApplication, QObject, QTimerEvent
 
-__all__ = ["SLICE", "CastdeckEventLoop", "new_event_loop"]
+__all__ = ["SLICE", "TURN_SHARE", "CastdeckEventLoop", "new_event_loop", "turn_spent"]
 
 SLICE = 0.001
 """Seconds of ready callbacks run in one pass of Qt's loop, at most (then the pass ends after the
@@ -35,6 +41,45 @@ callback running at that moment). Between two passes Qt repaints and fires its d
 repaint or a timer waits for one slice, not for the whole burst. In the start burst of
 ``benchmarks/background_load.py`` the longest turns were 12-13 ms with 2 ms slices and two job cards
 built a frame, 9-12 ms with 1 ms slices and one card a frame."""
+
+
+TURN_SHARE = 0.003
+"""Seconds of the main thread's CPU a pass of Qt's loop may have used on its own events before its
+background work gives way to the next pass: the ready callbacks run one (so they always move on),
+a job card waits for the next frame. In the start burst of ``benchmarks/background_load.py`` the
+longest pass was the upload queue's first layout and paint (about 5 ms) with a card built and a
+slice run after it in the same pass: 8.0-8.5 ms."""
+
+
+class _TurnClock:
+    """The main thread's CPU time at the start of the current pass of Qt's loop (the dispatcher
+    says ``aboutToBlock`` before it waits, ``awake`` when a pass will not wait; no CPU time passes
+    while it waits, so the CPU time since either is what the pass has used)."""
+
+    def __init__(self, dispatcher: QAbstractEventDispatcher) -> None:
+        self.dispatcher = dispatcher
+        self.began = time.thread_time()
+        dispatcher.aboutToBlock.connect(self._pass)
+        dispatcher.awake.connect(self._pass)
+
+    def _pass(self) -> None:
+        self.began = time.thread_time()
+
+
+_clock: _TurnClock | None = None
+
+
+def turn_spent() -> float:
+    """Seconds of the main thread's CPU the current pass of Qt's loop has used so far (0.0 before
+    the app's loop exists). Only meaningful on the main thread."""
+    return time.thread_time() - _clock.began if _clock is not None else 0.0
+
+
+def _follow_passes(app: QCoreApplication) -> None:
+    global _clock
+    dispatcher = QAbstractEventDispatcher.instance(app.thread())
+    if dispatcher is not None and (_clock is None or _clock.dispatcher is not dispatcher):
+        _clock = _TurnClock(dispatcher)
 
 
 class _ReadyQueue(QObject):
@@ -79,7 +124,8 @@ class _ReadyQueue(QObject):
             return
         handles = self._handles
         due = len(handles)  # those queued before this pass: what they queue runs in the next one
-        end = time.perf_counter() + SLICE
+        # a pass long already (a big repaint before the timers): one callback, the rest next pass
+        end = time.perf_counter() + (SLICE if turn_spent() < TURN_SHARE else 0.0)
         while due and handles and not self._stopped:
             due -= 1
             handle = handles.popleft()
@@ -95,6 +141,7 @@ class CastdeckEventLoop(qasync.QEventLoop):  # type: ignore[misc]
 
     def __init__(self, app: QCoreApplication) -> None:
         self._soon = _ReadyQueue(self.is_running)  # not _ready: asyncio.BaseEventLoop has its own
+        _follow_passes(app)
         super().__init__(app)
 
     def run_forever(self) -> Any:

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 
 from castdeck.api import CastdeckError
 from castdeck.services.background import Background
+from castdeck.services.event_loop import TURN_SHARE, turn_spent
 from castdeck.services.outbox import job_kind_of
 from castdeck.services.tasks import tasks
 from castdeck.store.jobs import Job
@@ -57,6 +58,10 @@ jobs started (``benchmarks/background_load.py``), and one a frame (with the even
 slices) is 2-3 ms shorter than two. Thirty cards still come in half a second."""
 BUILD_EVERY_MS = 16
 """The builder works once a frame, not at every turn of the event loop."""
+GIVE_WAY_AT_MOST = 2
+"""Frames in a row the builder may give way to a pass of Qt's loop that was long already (its own
+events used :data:`~castdeck.services.event_loop.TURN_SHARE`: a big repaint); then it builds
+anyway, so that cards come however busy the window is."""
 SETTLE_SECONDS = 0.05
 """While new cards keep coming (a burst of writes), the builder waits this long after the last one,
 so that it builds the cards that end up newest, not ones the burst pushes out of the window a
@@ -103,6 +108,7 @@ class JobsPanel(QWidget):
         self.card_limit = CARD_WINDOW
         """How many of the newest cards are built (see :data:`CARD_WINDOW`)."""
         self._last_arrival = 0.0
+        self._gave_way = 0
         self._waiting_since: float | None = None
         """When the oldest card not built yet came (None: none waits)."""
         self._scroll_value = 0
@@ -351,6 +357,10 @@ class JobsPanel(QWidget):
             and now - waiting < SETTLE_AT_MOST
         ):
             return  # more are coming: build once they have
+        if turn_spent() >= TURN_SHARE and self._gave_way < GIVE_WAY_AT_MOST:
+            self._gave_way += 1  # this pass painted a lot already: the next frame builds
+            return
+        self._gave_way = 0
         self._waiting_since = None
         newest = self._newest()
         wanted = set(newest)
