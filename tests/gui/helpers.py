@@ -19,7 +19,7 @@ from PySide6.QtCore import (
     Qt,
     QUrl,
 )
-from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QPalette
+from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QImage, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -140,3 +140,12 @@ def answer_in_one_call(model: QAbstractItemModel, index: QModelIndex, role: int)
     asked.setData("left over")
     model.multiData(index, QModelRoleDataSpan(asked))
     return asked.data()
+
+
+def on_screen_as_painted_afresh(window: QWidget) -> bool:
+    """Whether the pixels of ``window`` (a top-level widget) on the screen are those a full paint of
+    it gives now: what Qt left unpainted after a change (static contents) is not stale."""
+    screen = window.screen().grabWindow(window.winId()).toImage()
+    afresh = window.grab().toImage()
+    shape = QImage.Format.Format_RGB32
+    return bool(screen.convertToFormat(shape) == afresh.convertToFormat(shape))

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRect, Qt
-from PySide6.QtGui import QGuiApplication, QImage, QPaintEvent
+from PySide6.QtGui import QGuiApplication, QPaintEvent
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
@@ -27,7 +27,7 @@ from castdeck.ui.main_window import MainWindow
 from castdeck.ui.widgets import laid_out
 from tests.conftest import RunningSandbox
 from tests.gui.conftest import ARTIFACTS, OnLine, open_session, quiet, until
-from tests.gui.helpers import new_podcast, session_through
+from tests.gui.helpers import new_podcast, on_screen_as_painted_afresh, session_through
 from tests.helpers import Line, PassBurner
 
 FAIL = "[sandbox:fail]"
@@ -650,11 +650,3 @@ async def test_a_frame_long_already_builds_no_card_and_the_cards_still_come(
 def cards_in_order(panel: JobsPanel) -> list[JobCard]:
     """The dock's cards, top to bottom."""
     return [widget for widget in laid_out(panel.list_layout) if isinstance(widget, JobCard)]
-
-
-def on_screen_as_painted_afresh(window: MainWindow) -> bool:
-    """Whether the window's pixels on the screen are those a full paint of it gives now."""
-    screen = window.screen().grabWindow(window.winId()).toImage()
-    afresh = window.grab().toImage()
-    shape = QImage.Format.Format_RGB32
-    return bool(screen.convertToFormat(shape) == afresh.convertToFormat(shape))

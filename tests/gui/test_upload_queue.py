@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QBrush, QColor, QImage
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRect, QSettings, Qt
+from PySide6.QtGui import QBrush, QColor, QImage, QPaintEvent, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QTableView, QWidget
 from pytestqt.qtbot import QtBot
 
 from castdeck.api.uploads import CHUNK_SIZE
@@ -35,8 +36,9 @@ from castdeck.ui.upload_queue import (
     format_bytes,
     format_eta,
 )
+from castdeck.ui.widgets import rows_stay_put
 from tests.gui.conftest import OnLine, quiet, shown_pane, until
-from tests.gui.helpers import answer_in_one_call, count_calls, drop_on
+from tests.gui.helpers import answer_in_one_call, count_calls, drop_on, on_screen_as_painted_afresh
 
 # --- fixtures and helpers -------------------------------------------------------------------------------------
 
@@ -281,6 +283,107 @@ async def test_pause_all_resume_all_and_the_keyboard(qtbot: QtBot, on_line: OnLi
         assert not action.shortcut().isEmpty(), name
         assert view.buttons[name].accessibleName(), name
     assert view.concurrency.accessibleName() == "Uploads at a time"
+    await quiet(timeout=60)
+
+
+class Paints(QObject):
+    """The rectangles of every paint of ``widget`` on the screen (``unseen`` grabs it without them)."""
+
+    def __init__(self, widget: QObject) -> None:
+        super().__init__(widget)
+        self.rects: list[QRect] = []
+        self.on = True
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and self.on:
+            assert isinstance(event, QPaintEvent)
+            self.rects.append(event.rect())
+        return False
+
+
+def settled_unseen(window: QWidget, *watching: Paints) -> bool:
+    """``on_screen_as_painted_afresh``, its own paints (a grab paints the widgets) not recorded."""
+    for paints in watching:
+        paints.on = False
+    try:
+        return on_screen_as_painted_afresh(window)
+    finally:
+        for paints in watching:
+            paints.on = True
+
+
+def test_a_list_whose_rows_stay_put_is_painted_whole_in_the_pass_its_width_changes(qtbot: QtBot) -> None:
+    """A change of width repaints every row at once: Qt's own repaint of the stretched last column
+    comes a pass later, and until then the screen would show it at its old width."""
+    model = QStandardItemModel(5, 3)
+    for row in range(5):
+        for column in range(3):
+            model.setItem(row, column, QStandardItem(f"A long enough text in row {row}, column {column}"))
+    holder = QWidget()
+    qtbot.addWidget(holder)
+    holder.resize(640, 320)
+    table = QTableView(holder)
+    table.setModel(model)
+    table.horizontalHeader().setStretchLastSection(True)
+    rows_stay_put(table.viewport())
+    table.setGeometry(0, 0, 600, 300)
+    holder.show()
+    qtbot.waitExposed(holder)
+    qtbot.waitUntil(lambda: on_screen_as_painted_afresh(holder))
+    paints = Paints(table.viewport())
+    table.resize(600, 250)  # lower: nothing uncovered, nothing painted
+    QCoreApplication.processEvents()
+    assert paints.rects == []
+    table.resize(480, 250)  # narrower
+    QCoreApplication.processEvents()  # one pass of the loop
+    assert table.viewport().rect() in paints.rects
+
+
+@pytest.mark.asyncio
+async def test_the_list_keeps_its_rows_unpainted_when_the_queue_comes_and_goes(
+    qtbot: QtBot, on_line: OnLine, tmp_path: Path
+) -> None:
+    """The queue appearing under the sources list only takes height from the list: its rows stay
+    where they are, so none is painted again (the queue's first appearance came in the longest pass
+    of benchmarks/background_load.py). What the queue uncovers when it goes, and every row when
+    the width changes, are painted; the screen holds what a fresh paint gives after each."""
+    session, background, line = on_line.session, on_line.background, on_line.line
+    pane = await open_sources(qtbot, session, background)
+    view = queue_view(pane)
+    viewport = pane.table.viewport()
+    # the width stays whether or not the rows (as many as earlier tests left) fill the shorter list
+    pane.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+    await until(lambda: on_screen_as_painted_afresh(pane))
+    width, height = viewport.width(), viewport.height()
+    paints = Paints(viewport)
+    queue_paints = Paints(view.table.viewport())
+    line.hold_bodies(after=1)  # the file stays on its way: the queue stays
+    drop_on(pane.drop_area, [pdf(tmp_path / "deck.pdf", 3 * CHUNK_SIZE)], direct=pane.drop_area.dropEvent)
+    await until(lambda: queue_paints.rects)  # the queue is on the screen
+    await asyncio.wait_for(line.holding.wait(), timeout=30)
+    await until(lambda: settled_unseen(pane, paints, queue_paints))
+    assert viewport.width() == width
+    assert viewport.height() < height - 100  # the queue took room from the list
+    assert paints.rects == []  # not one row painted again
+
+    view.buttons["cancel_all"].click()
+    line.release()
+    await until(lambda: view.buttons["clear"].isEnabled())
+    view.buttons["clear"].click()
+    await until(lambda: not view.isVisible())
+    await until(lambda: viewport.height() == height)
+    await until(lambda: settled_unseen(pane, paints, queue_paints))
+    grown = list(paints.rects)
+    assert grown  # the strip the queue uncovered was painted
+    assert viewport.rect() not in grown  # and only that
+    assert min(rect.top() for rect in grown) > 0
+
+    paints.rects.clear()
+    pane.resize(pane.width() - 120, pane.height())
+    await until(lambda: viewport.width() < width)
+    await until(lambda: viewport.rect() in paints.rects)  # narrower: every row painted again
+    await until(lambda: settled_unseen(pane, paints, queue_paints))
     await quiet(timeout=60)
 
 

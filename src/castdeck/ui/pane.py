@@ -50,7 +50,7 @@ from .empty_state import EmptyState
 from .pane_views import CARD_KINDS, PICTURE_KINDS, PaneViews
 from .resource_model import Column, ResourceFilterProxy, ResourceTableModel
 from .scroll import details_scroll
-from .widgets import Banner, alive, heading_label
+from .widgets import Banner, alive, heading_label, rows_stay_put
 
 if TYPE_CHECKING:
     from .card_view import CardView
@@ -149,6 +149,7 @@ class ResourcePane(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setHighlightSections(False)
         self.table.setWordWrap(False)
+        rows_stay_put(self.table.viewport())  # the upload queue or a banner coming paints no row again
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         self.views = PaneViews(self, self.table, cards=self.cards, pictures=self.has_pictures)
         """The table, the cards and the empty state in one stack, and the switch between them."""

@@ -6,7 +6,7 @@ import asyncio
 import re
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import (
     QDialog,
@@ -226,6 +226,28 @@ def laid_out(layout: QLayout) -> list[QWidget]:
         for child in owner.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly)
     ]
     return [child for index, child in sorted(placed, key=lambda pair: pair[0]) if index >= 0]
+
+
+class _WidthRepaints(QObject):
+    """Repaints the watched viewport in full when its width changes (see :func:`rows_stay_put`)."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize and isinstance(watched, QWidget):
+            assert isinstance(event, QResizeEvent)
+            if event.size().width() != event.oldSize().width():
+                watched.update()
+        return False
+
+
+def rows_stay_put(viewport: QWidget) -> None:
+    """A list's viewport whose rows keep their place when it changes height (the upload queue or a
+    banner coming or going above or below it): Qt then paints only what a resize uncovers
+    (``WA_StaticContents``), not every row in view again. A change of width repaints it in full, as
+    before: the stretched last column and the elided texts change with it, and Qt would repaint
+    that column only in its next pass (and in a right-to-left layout every row moves with the
+    right edge)."""
+    viewport.setAttribute(Qt.WidgetAttribute.WA_StaticContents)
+    viewport.installEventFilter(_WidthRepaints(viewport))
 
 
 def alive(widget: QWidget) -> bool:
