@@ -445,6 +445,13 @@ class Line(httpx.AsyncBaseTransport):
         await self.inner.aclose()
 
 
+def burn_cpu(seconds: float) -> None:
+    """Use ``seconds`` of this thread's CPU time (not wall time: a busy machine makes it longer)."""
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
+
 class PassBurner:
     """Counts the passes of Qt's loop (``passes``) and makes the own events of the next
     ``burn_next`` passes use CPU time (twice ``seconds``) before their timers run, as a long repaint
@@ -463,9 +470,7 @@ class PassBurner:
         self.passes += 1
         if self.burn_next:
             self.burn_next -= 1
-            end = time.thread_time() + 2 * self.seconds
-            while time.thread_time() < end:
-                pass
+            burn_cpu(2 * self.seconds)
 
     def close(self) -> None:
         self._dispatcher.aboutToBlock.disconnect(self._pass)

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication
 
 from castdeck.services import event_loop
 from castdeck.services.event_loop import TURN_SHARE, CastdeckEventLoop, turn_spent
-from tests.helpers import PassBurner
+from tests.helpers import PassBurner, burn_cpu
 
 
 def busy(seconds: float) -> None:
@@ -83,11 +83,10 @@ async def test_a_long_burst_of_callbacks_lets_qt_in_between_slices() -> None:
     assert event_loop.SLICE < 0.02 * 0.5  # the twenty take 20 ms: at least two slices
 
 
-@pytest.mark.asyncio
-async def test_a_pass_long_already_runs_one_callback_and_the_next_pass_the_rest() -> None:
-    """A pass of Qt's loop whose own events (its repaints, before the timers) used TURN_SHARE of
-    the main thread's CPU runs one ready callback, not a slice: the rest wait for the next pass,
-    so the two do not add up in one pass that input cannot come between."""
+async def passes_of(count: int, *, first_pass_long: bool) -> tuple[list[int], float]:
+    """Queue ``count`` callbacks together (from one callback, so they all run from the next pass
+    on); returns the pass each ran in and what that first pass had used when the first one ran.
+    With ``first_pass_long``, that pass's own events first use twice TURN_SHARE of CPU time."""
     loop = asyncio.get_running_loop()
     burner = PassBurner(TURN_SHARE)
     ran: list[int] = []
@@ -95,9 +94,9 @@ async def test_a_pass_long_already_runs_one_callback_and_the_next_pass_the_rest(
     done = loop.create_future()
 
     def start() -> None:
-        burner.burn_next = 1  # the pass the callbacks below run in is a long one
+        burner.burn_next = 1 if first_pass_long else 0
         loop.call_soon(lambda: (spent.append(turn_spent()), ran.append(burner.passes)))
-        for _ in range(19):
+        for _ in range(count - 1):
             loop.call_soon(lambda: ran.append(burner.passes))
         loop.call_soon(done.set_result, None)
 
@@ -106,29 +105,24 @@ async def test_a_pass_long_already_runs_one_callback_and_the_next_pass_the_rest(
         await done
     finally:
         burner.close()
+    return ran, spent[0]
+
+
+@pytest.mark.asyncio
+async def test_a_pass_long_already_runs_one_callback_and_the_next_pass_the_rest() -> None:
+    """A pass of Qt's loop whose own events (its repaints, before the timers) used TURN_SHARE of
+    the main thread's CPU runs one ready callback, not a slice: the rest wait for the next pass,
+    so the two do not add up in one pass that input cannot come between."""
+    ran, spent = await passes_of(20, first_pass_long=True)
     long_pass = ran[0]
-    assert spent[0] >= TURN_SHARE  # the pass had used its share when the callbacks came to run
+    assert spent >= TURN_SHARE  # the pass had used its share when the callbacks came to run
     assert [p for p in ran[1:] if p <= long_pass] == []
     assert ran == sorted(ran)
 
 
 @pytest.mark.asyncio
 async def test_a_light_pass_runs_every_callback_queued_before_it() -> None:
-    loop = asyncio.get_running_loop()
-    burner = PassBurner(TURN_SHARE)  # counts the passes only: nothing is burnt
-    ran: list[int] = []
-    done = loop.create_future()
-
-    def start() -> None:
-        for _ in range(20):
-            loop.call_soon(lambda: ran.append(burner.passes))
-        loop.call_soon(done.set_result, None)
-
-    try:
-        loop.call_soon(start)
-        await done
-    finally:
-        burner.close()
+    ran, _ = await passes_of(20, first_pass_long=False)
     assert len(ran) == 20
     assert set(ran) == {ran[0]}
 
@@ -142,9 +136,7 @@ def test_the_turn_clock_counts_the_main_threads_cpu_in_the_pass(qapp: QApplicati
 
         def measure() -> None:
             before = turn_spent()
-            end = time.thread_time() + 0.004
-            while time.thread_time() < end:
-                pass
+            burn_cpu(0.004)
             seen.extend([before, turn_spent()])
             loop.stop()
 
