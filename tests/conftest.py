@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 import os
@@ -21,6 +22,23 @@ import httpx
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Set up the machine before anything imports Qt (pytest-qt does in its own configure): the
+    system libraries Qt and QtMultimedia load and the programs the tests run are installed when
+    missing (as root, else with ``sudo -n``), so the README's test command is the whole set-up. When
+    they cannot be, the run stops here with the packages and the one command that installs them."""
+    from castdeck.system_packages import CannotInstall, ensure
+
+    capture = config.pluginmanager.getplugin("capturemanager")
+    with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
+        try:
+            ensure()
+        except CannotInstall as error:
+            pytest.exit(str(error), returncode=2)
+    _record_starts()
 
 
 def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> dict[str, Callable[[], Any]]:
@@ -149,9 +167,6 @@ def _record_starts() -> None:
 
     QTimer.start = start_timer  # type: ignore[method-assign]
     QThread.start = start_thread  # type: ignore[method-assign]
-
-
-_record_starts()
 
 
 def _owner_chain(obj: Any) -> str:
