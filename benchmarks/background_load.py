@@ -59,7 +59,7 @@ from castdeck.services.profiles import Profile  # noqa: E402
 from castdeck.services.session import Session  # noqa: E402
 from castdeck.services.tasks import tasks  # noqa: E402
 from castdeck.store.cache import Cache  # noqa: E402
-from castdeck.ui.listen import ListenWindow  # noqa: E402
+from castdeck.ui.listen.listen_window import ListenWindow  # noqa: E402
 from castdeck.ui.main_window import MainWindow  # noqa: E402
 from episodes_scale import StallProbe  # noqa: E402
 

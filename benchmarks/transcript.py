@@ -37,7 +37,7 @@ from PySide6.QtWidgets import QApplication, QPlainTextEdit  # noqa: E402
 
 from castdeck.services.media_cache import ListenMedia  # noqa: E402
 from castdeck.transcript import normalise, plan_document  # noqa: E402
-from castdeck.ui.listen import ListenWindow  # noqa: E402
+from castdeck.ui.listen.listen_window import ListenWindow  # noqa: E402
 
 VOCABULARY = [
     "the",

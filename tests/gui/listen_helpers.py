@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from castdeck.ui.listen import ListenWindow
+from castdeck.ui.listen.listen_window import ListenWindow
 from tests.conftest import DEMO_KEY, RunningSandbox, wait_for
 from tests.gui.conftest import until
 

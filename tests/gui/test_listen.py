@@ -14,7 +14,6 @@ import httpx
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette, QWheelEvent
-from PySide6.QtMultimedia import QAudioDevice
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractButton, QApplication, QComboBox, QLineEdit, QPushButton, QSlider
 from pytestqt.qtbot import QtBot
@@ -23,7 +22,8 @@ from castdeck.api.models import Episode
 from castdeck.services.background import Background
 from castdeck.services.session import Session
 from castdeck.transcript import normalise
-from castdeck.ui.listen import ListenWindow
+from castdeck.ui import multimedia
+from castdeck.ui.listen.listen_window import ListenWindow
 from tests.conftest import RunningSandbox
 from tests.gui.conftest import OnLine, quiet, until
 from tests.gui.helpers import make_pane
@@ -473,7 +473,7 @@ async def test_the_audio_device_going_away_pauses_with_a_message(
     # (the device in use, "headphones", is gone and no default is left).
     playback._device_id = b"headphones"
     playback.list_outputs = lambda: []
-    playback.default_output = QAudioDevice
+    playback.default_output = multimedia.require().QAudioDevice
     playback.outputs_changed()
     await until(lambda: not playback.playing)
     assert (

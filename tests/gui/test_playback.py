@@ -11,11 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtMultimedia import QMediaPlayer
 
+from castdeck.ui import multimedia
 from castdeck.ui.listen.playback import Playback
 from tests.gui.conftest import until
 from tests.helpers import mp3_bytes
+
+QMediaPlayer = multimedia.require().QMediaPlayer
 
 
 async def load(tmp_path: Path) -> Playback:

@@ -22,7 +22,7 @@ from castdeck.store.cache import Cache
 from castdeck.store.uploads import UploadStore
 from castdeck.ui.forms import FormDialog
 from castdeck.ui.jobs.card import wrap_lines
-from castdeck.ui.listen import ListenWindow
+from castdeck.ui.listen.listen_window import ListenWindow
 from castdeck.ui.pickers import host_feed
 from tests.gui.conftest import open_session, quiet, until
 from tests.helpers import pdf_bytes

@@ -21,6 +21,20 @@ def test_import_contracts_hold() -> None:
     assert "0 broken" in result.stdout
 
 
+def test_the_lint_rules_hold() -> None:
+    """ruff with the project's rules (pyproject.toml), the import bans among them, on every file."""
+    ruff = Path(sys.executable).with_name("ruff")
+    result = subprocess.run(
+        [str(ruff), "check", "--no-cache", "."],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def _castdeck_imports(path: Path) -> set[str]:
     import ast
 

@@ -39,7 +39,16 @@ from .media_cache import STALE_ADDRESS
 from .session import Session
 from .tasks import tasks
 
-__all__ = ["MediaAnswer", "MediaFile", "MediaFileError", "MediaFiles", "Preparing", "Unavailable"]
+__all__ = [
+    "PREPARING_REASONS",
+    "MediaAnswer",
+    "MediaFile",
+    "MediaFileError",
+    "MediaFiles",
+    "Preparing",
+    "Unavailable",
+    "preparing_text",
+]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -72,6 +81,17 @@ class MediaFile:
     def still(self) -> Path:
         """Where this file's still is kept (it may not exist yet)."""
         return still_of(self.path)
+
+
+PREPARING_REASONS = {
+    "rendition": "the video file is still being rendered",
+    "ingest": "the video delivery provider is still taking the file in",
+}
+"""What the service's reasons for a file being prepared mean, in words."""
+
+
+def preparing_text(reason: str | None) -> str:
+    return PREPARING_REASONS.get(reason or "", reason or "the file is being prepared")
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,3 @@
-"""Listening to an episode: the audio player and the word-by-word transcript that follows it."""
-
-from .listen_window import ListenWindow
-
-__all__ = ["ListenWindow"]
+"""Listening to an episode: the audio player and the word-by-word transcript that follows it
+(:mod:`.listen_window`). Nothing is imported here: a module that needs a colour or the player's
+controls does not load the window."""

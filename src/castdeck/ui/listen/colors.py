@@ -8,7 +8,9 @@ from PySide6.QtGui import QColor, QPalette
 
 from castdeck.transcript import Speaker
 
-__all__ = ["is_dark", "speaker_colors"]
+from ..palette import is_dark
+
+__all__ = ["speaker_colors"]
 
 # (light palette, dark palette) pairs: distinct hues with enough contrast on white and on near-black
 _HUES = [
@@ -21,10 +23,6 @@ _HUES = [
     ("#5d4037", "#bcaaa4"),  # brown
     ("#c62828", "#ef9a9a"),  # red
 ]
-
-
-def is_dark(palette: QPalette) -> bool:
-    return palette.color(QPalette.ColorRole.Base).lightness() < 128
 
 
 def speaker_colors(speakers: list[Speaker], palette: QPalette) -> list[QColor]:

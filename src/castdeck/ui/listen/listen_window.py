@@ -35,6 +35,7 @@ from castdeck.services.media_cache import EpisodeMedia, ListenMedia
 from castdeck.services.tasks import close_owned, tasks
 from castdeck.transcript import export
 
+from .. import multimedia
 from ..widgets import Banner, heading_label
 from .playback import Playback
 from .player_bar import PlayerBar, player_shortcuts
@@ -76,7 +77,10 @@ class ListenWindow(QWidget):
         self.file_dialog: QFileDialog | None = None
         self._loading: asyncio.Task[None] | None = None
 
-        self.playback = Playback(self)
+        self.player_problem = multimedia.missing("Playing the audio")
+        """Why nothing can be played on this computer (QtMultimedia did not load), or None: the
+        transcript still reads, searches, copies and exports."""
+        self.playback = Playback(self) if self.player_problem is None else None
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(0)
@@ -153,9 +157,23 @@ class ListenWindow(QWidget):
         self.search_bar = SearchBar(self.view, self)
         self.search_bar.hide()
         outer.addWidget(self.search_bar)
-        self.player_bar = PlayerBar(self.playback, self)
-        self.player_bar.setAutoFillBackground(True)
-        outer.addWidget(self.player_bar)
+        self.player_bar: PlayerBar | None = None
+        self.player_missing: QLabel | None = None
+        """In the player's place when nothing can be played here: why, and what to install."""
+        if self.playback is not None:
+            self.player_bar = PlayerBar(self.playback, self)
+            self.player_bar.setAutoFillBackground(True)
+            outer.addWidget(self.player_bar)
+        else:
+            self.player_missing = QLabel(self.player_problem or "", self)
+            self.player_missing.setObjectName("player_missing")
+            self.player_missing.setAccessibleName("Player unavailable")
+            self.player_missing.setTextFormat(Qt.TextFormat.PlainText)
+            self.player_missing.setWordWrap(True)
+            self.player_missing.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.player_missing.setContentsMargins(16, 8, 16, 10)
+            self.player_missing.setAutoFillBackground(True)
+            outer.addWidget(self.player_missing)
 
         self.follow_button.toggled.connect(self.view.set_following)
         self.view.followChanged.connect(self._follow_changed)
@@ -165,10 +183,11 @@ class ListenWindow(QWidget):
         self.view.seekRequested.connect(self._seek_to_word)
         self.view.copyAvailable.connect(self.copy_button.setEnabled)
         self.copy_button.setEnabled(False)
-        self.playback.frame.connect(self.view.set_position)
-        self.playback.playingChanged.connect(self._playing_changed)
-        self.playback.message.connect(lambda text: self.banner.show_message(text, kind="warning"))
-        player_shortcuts(self.playback, self)
+        if self.playback is not None:
+            self.playback.frame.connect(self.view.set_position)
+            self.playback.playingChanged.connect(self._playing_changed)
+            self.playback.message.connect(lambda text: self.banner.show_message(text, kind="warning"))
+            player_shortcuts(self.playback, self)
         for keys, slot in (
             ("Ctrl+F", self.open_search),
             ("Escape", self._escape),
@@ -187,7 +206,8 @@ class ListenWindow(QWidget):
             self._loading.cancel()
         if self.work.closed:  # the window was closed and is opened again
             self.work = tasks.scope(self)
-        self.playback.stop()
+        if self.playback is not None:
+            self.playback.stop()
         self.episode = episode
         self.loaded = None
         title = episode.title or "Untitled episode"
@@ -217,7 +237,8 @@ class ListenWindow(QWidget):
         self.loaded = media
         transcript = media.transcript
         self.view.set_transcript(transcript)
-        self.playback.load(media.audio)
+        if self.playback is not None:
+            self.playback.load(media.audio)
         self._set_ready(True)
         if transcript.words:
             self.placeholder.hide()
@@ -256,7 +277,10 @@ class ListenWindow(QWidget):
     # --- playing and following -------------------------------------------------------------------------------
 
     def _seek_to_word(self, seconds: float) -> None:
-        self.playback.seek(seconds)
+        if self.playback is not None:
+            self.playback.seek(seconds)
+        else:
+            self.view.set_position(seconds)  # no player: the word clicked is lit, as if heard
         self.view.set_following(True)
 
     def _playing_changed(self, _playing: bool) -> None:
@@ -339,5 +363,6 @@ class ListenWindow(QWidget):
 
     def shut(self) -> None:
         """Stop playing and end the window's work (also when its owner closes)."""
-        self.playback.close()
+        if self.playback is not None:
+            self.playback.close()
         close_owned(self)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
     Q_ARG,
@@ -33,7 +33,11 @@ from PySide6.QtCore import (
     Signal,
     Slot,
 )
-from PySide6.QtMultimedia import QAudioDevice, QAudioOutput, QMediaDevices, QMediaPlayer
+
+from .. import multimedia
+
+if TYPE_CHECKING:
+    from ..multimedia import QAudioDevice, QAudioOutput, QMediaDevices, QMediaPlayer
 
 __all__ = ["FRAME_MS", "SPEEDS", "Playback", "queued"]
 
@@ -73,13 +77,15 @@ class Playback(QObject):
     def __init__(self, parent: QObject | None = None, *, noun: str = "audio") -> None:
         """``noun`` names what is played in messages ("The audio cannot be played")."""
         super().__init__(parent)
+        qt = multimedia.require()  # raises MultimediaMissing: build a Playback only where it loads
         self.noun = noun
-        self.player = QMediaPlayer(self)
-        self.output = QAudioOutput(self)
+        self._player_type: type[QMediaPlayer] = qt.QMediaPlayer
+        self.player: QMediaPlayer = qt.QMediaPlayer(self)
+        self.output: QAudioOutput = qt.QAudioOutput(self)
         self.player.setAudioOutput(self.output)
-        self.devices = QMediaDevices(self)
-        self.list_outputs: Callable[[], list[Any]] = QMediaDevices.audioOutputs
-        self.default_output: Callable[[], Any] = QMediaDevices.defaultAudioOutput
+        self.devices: QMediaDevices = qt.QMediaDevices(self)
+        self.list_outputs: Callable[[], list[Any]] = qt.QMediaDevices.audioOutputs
+        self.default_output: Callable[[], Any] = qt.QMediaDevices.defaultAudioOutput
         self._device_id = bytes(self.output.device().id().data())
         self.devices.audioOutputsChanged.connect(self.outputs_changed)
         self.timer = QTimer(self)
@@ -108,7 +114,7 @@ class Playback(QObject):
 
     @property
     def playing(self) -> bool:
-        return self.player.playbackState() == QMediaPlayer.PlaybackState.PlayingState
+        return self.player.playbackState() == self._player_type.PlaybackState.PlayingState
 
     @property
     def commands_pending(self) -> int:
@@ -216,7 +222,7 @@ class Playback(QObject):
         availability = getattr(self.player, "pitchCompensationAvailability", None)
         if setter is None or availability is None:
             return
-        if availability() != QMediaPlayer.PitchCompensationAvailability.Unavailable:
+        if availability() != self._player_type.PitchCompensationAvailability.Unavailable:
             setter(True)
 
     def _reported_position(self, millis: int) -> None:
@@ -247,7 +253,7 @@ class Playback(QObject):
         self.durationChanged.emit(self._duration)
 
     def _state_changed(self, state: QMediaPlayer.PlaybackState) -> None:
-        playing = state == QMediaPlayer.PlaybackState.PlayingState
+        playing = state == self._player_type.PlaybackState.PlayingState
         self._reported = self.player.position() / 1000.0 if not playing else self._reported
         self._clock.restart()
         if playing:
@@ -259,7 +265,7 @@ class Playback(QObject):
         self.playingChanged.emit(playing)
 
     def _status_changed(self, status: QMediaPlayer.MediaStatus) -> None:
-        if status == QMediaPlayer.MediaStatus.EndOfMedia:
+        if status == self._player_type.MediaStatus.EndOfMedia:
             self._reported = self._duration
             self.frame.emit(self._duration)
 

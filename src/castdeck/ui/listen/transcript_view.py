@@ -31,7 +31,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
 from castdeck.transcript import DocumentPlan, Transcript, find_all, plan_document, timed_text
 
-from .colors import is_dark
+from ..palette import is_dark
 from .gutter import SpeakerGutter
 
 __all__ = ["MAX_MARKED_MATCHES", "TranscriptView"]

@@ -64,7 +64,7 @@ from .podcasts import NameBook
 
 if TYPE_CHECKING:
     from ..analytics.episode_box import EpisodeAnalyticsBox
-    from ..listen import ListenWindow
+    from ..listen.listen_window import ListenWindow
 
 __all__ = ["STATUSES", "EpisodesPane", "PublishBlocked", "episode_columns", "generation_text"]
 
@@ -492,7 +492,7 @@ class EpisodesPane(PicturedPane):
             return None
         window = self.listen_window
         if window is None or not alive(window):
-            from ..listen import ListenWindow  # QtMultimedia loads when a creator first listens
+            from ..listen.listen_window import ListenWindow  # QtMultimedia loads when a creator first listens
 
             window = self.listen_window = ListenWindow(self.background.media, self)
         window.open_episode(episode)

@@ -38,7 +38,8 @@ from castdeck.store.outbox import OutboxEntry
 from ..dialogs.media_dialog import COLLECTIONS, MediaCreateDialog, format_duration
 from ..pane import ResourcePane, link_label
 from ..pickers import host_feed
-from ..preview import MediaPreview, Stills
+from ..preview.preview import MediaPreview
+from ..preview.stills import Stills
 from ..resource_model import Column, format_time
 from ..widgets import alive, ask, open_web_link
 from .media_download import DownloadState, DownloadView

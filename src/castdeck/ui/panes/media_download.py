@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from castdeck.services.media_files import preparing_text
+
 from ..pane import link_label
-from ..preview.preview import PREPARING_REASONS
 
 __all__ = ["DOWNLOAD_COLORS", "DOWNLOAD_HEADLINES", "DownloadState", "DownloadView"]
 
@@ -68,7 +69,7 @@ class DownloadView(QFrame):
             )
             self.link = link_label(state.url, f"Download the {noun} file")
         elif state.kind == "preparing":
-            why = PREPARING_REASONS.get(state.reason or "", state.reason or "the file is being prepared")
+            why = preparing_text(state.reason)
             self.message.setText(f"Not ready yet: {why} (checked {checked}). Check again in a moment.")
             self.check_again = QPushButton("Check again", self)
             self.check_again.setAccessibleName(f"Check the {noun} download again")

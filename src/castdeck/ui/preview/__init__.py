@@ -1,6 +1,2 @@
-"""Previews of finished Videos, Shorts and Voiceovers: their stills and an in-app player."""
-
-from .preview import MediaPreview
-from .stills import Stills
-
-__all__ = ["MediaPreview", "Stills"]
+"""Previews of finished Videos, Shorts and Voiceovers: their stills and an in-app player. Nothing
+is imported here: see :mod:`.preview` and :mod:`.stills`."""

@@ -9,33 +9,61 @@ Everything here may run on any thread: it touches ``QImage`` only, never ``QPixm
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QImage, QTransform
-from PySide6.QtMultimedia import QtVideo, QVideoFrame, QVideoFrameFormat
+
+from .. import multimedia
+
+if TYPE_CHECKING:
+    from ..multimedia import QVideoFrame
 
 __all__ = ["fit_image", "frame_image"]
 
-PF = QVideoFrameFormat.PixelFormat
-_PLANAR = {
-    PF.Format_YUV420P: (1, 2, 2),  # (u plane, v plane, vertical chroma subsampling)
-    PF.Format_YV12: (2, 1, 2),
-    PF.Format_YUV422P: (1, 2, 1),
-}
-_SEMI_PLANAR = {PF.Format_NV12: False, PF.Format_NV21: True}  # True: V comes first
-_WIDE = {PF.Format_P010: 8, PF.Format_P016: 8}  # 16-bit semi-planar: keep the high byte
-_WIDE_PLANAR = {PF.Format_YUV420P10: 2}  # 16-bit planar, 10 bits used
+
+@dataclass(frozen=True)
+class _Formats:
+    """QtMultimedia's pixel formats and rotations this module converts (made when first needed:
+    only a frame, which QtMultimedia made, ever asks)."""
+
+    planar: dict[Any, tuple[int, int, int]]  # (u plane, v plane, vertical chroma subsampling)
+    semi_planar: dict[Any, bool]  # True: V comes first
+    wide: dict[Any, int]  # 16-bit semi-planar: keep the high byte
+    wide_planar: dict[Any, int]  # 16-bit planar, 10 bits used
+    rotations: dict[Any, int]
+    frame_format: Any  # QVideoFrameFormat
+    read_only: Any  # QVideoFrame.MapMode.ReadOnly
+
+
+@functools.cache
+def _formats() -> _Formats:
+    qt = multimedia.require()
+    pf = qt.QVideoFrameFormat.PixelFormat
+    return _Formats(
+        planar={pf.Format_YUV420P: (1, 2, 2), pf.Format_YV12: (2, 1, 2), pf.Format_YUV422P: (1, 2, 1)},
+        semi_planar={pf.Format_NV12: False, pf.Format_NV21: True},
+        wide={pf.Format_P010: 8, pf.Format_P016: 8},
+        wide_planar={pf.Format_YUV420P10: 2},
+        rotations={
+            qt.QtVideo.Rotation.Clockwise90: 90,
+            qt.QtVideo.Rotation.Clockwise180: 180,
+            qt.QtVideo.Rotation.Clockwise270: 270,
+        },
+        frame_format=qt.QVideoFrameFormat,
+        read_only=qt.QVideoFrame.MapMode.ReadOnly,
+    )
+
+
 # fixed-point (x256) coefficients: (luma, r from v, g from u, g from v, b from u)
 _MATRICES = {
     (False, False): (298, 409, 100, 208, 516),  # BT.601, video range
     (True, False): (298, 459, 55, 136, 541),  # BT.709, video range
     (False, True): (256, 359, 88, 183, 454),  # BT.601, full range
     (True, True): (256, 403, 48, 120, 475),  # BT.709, full range
-}
-_ROTATIONS = {
-    QtVideo.Rotation.Clockwise90: 90,
-    QtVideo.Rotation.Clockwise180: 180,
-    QtVideo.Rotation.Clockwise270: 270,
 }
 
 
@@ -65,40 +93,42 @@ def _rgb32(y: np.ndarray, u: np.ndarray, v: np.ndarray, *, bt709: bool, full: bo
 
 
 def _convert(frame: QVideoFrame) -> QImage | None:
+    formats = _formats()
+    frame_format = formats.frame_format
     fmt = frame.surfaceFormat()
     pixel = frame.pixelFormat()
     width, height = frame.width(), frame.height()
     half_w, half_h = (width + 1) // 2, (height + 1) // 2
-    full = fmt.colorRange() == QVideoFrameFormat.ColorRange.ColorRange_Full
+    full = fmt.colorRange() == frame_format.ColorRange.ColorRange_Full
     space = fmt.colorSpace()
     bt709 = space in (
-        QVideoFrameFormat.ColorSpace.ColorSpace_BT709,
-        QVideoFrameFormat.ColorSpace.ColorSpace_BT2020,
-    ) or (space == QVideoFrameFormat.ColorSpace.ColorSpace_Undefined and height >= 720)
-    if pixel in _PLANAR:
-        u_index, v_index, vertical = _PLANAR[pixel]
+        frame_format.ColorSpace.ColorSpace_BT709,
+        frame_format.ColorSpace.ColorSpace_BT2020,
+    ) or (space == frame_format.ColorSpace.ColorSpace_Undefined and height >= 720)
+    if pixel in formats.planar:
+        u_index, v_index, vertical = formats.planar[pixel]
         chroma_h = half_h if vertical == 2 else height
         y = _plane(frame, 0, width, height)
         u = _plane(frame, u_index, half_w, chroma_h)
         v = _plane(frame, v_index, half_w, chroma_h)
         return _rgb32(y, u, v, bt709=bt709, full=full)
-    if pixel in _WIDE_PLANAR:
-        shift = _WIDE_PLANAR[pixel]
+    if pixel in formats.wide_planar:
+        shift = formats.wide_planar[pixel]
         y = (_plane(frame, 0, width, height, np.uint16) >> shift).astype(np.uint8)
         u = (_plane(frame, 1, half_w, half_h, np.uint16) >> shift).astype(np.uint8)
         v = (_plane(frame, 2, half_w, half_h, np.uint16) >> shift).astype(np.uint8)
         return _rgb32(y, u, v, bt709=bt709, full=full)
-    if pixel in _SEMI_PLANAR or pixel in _WIDE:
-        wide = pixel in _WIDE
+    if pixel in formats.semi_planar or pixel in formats.wide:
+        wide = pixel in formats.wide
         dtype = np.uint16 if wide else np.uint8
         y = _plane(frame, 0, width, height, dtype)
         uv = _plane(frame, 1, half_w * 2, half_h, dtype)
         if wide:
             y, uv = (y >> 8).astype(np.uint8), (uv >> 8).astype(np.uint8)
         first, second = uv[:, 0::2], uv[:, 1::2]
-        u, v = (second, first) if _SEMI_PLANAR.get(pixel) else (first, second)
+        u, v = (second, first) if formats.semi_planar.get(pixel) else (first, second)
         return _rgb32(y, u, v, bt709=bt709, full=full)
-    image_format = QVideoFrameFormat.imageFormatFromPixelFormat(pixel)
+    image_format = frame_format.imageFormatFromPixelFormat(pixel)
     if image_format != QImage.Format.Format_Invalid:
         plain = QImage(frame.bits(0), width, height, frame.bytesPerLine(0), image_format)
         return plain.copy()
@@ -111,7 +141,8 @@ def frame_image(frame: QVideoFrame, fit: QSize | None = None) -> QImage | None:
     if not frame.isValid():
         return None
     image: QImage | None = None
-    if frame.map(QVideoFrame.MapMode.ReadOnly):
+    formats = _formats()
+    if frame.map(formats.read_only):
         try:
             image = _convert(frame)
         finally:
@@ -120,7 +151,8 @@ def frame_image(frame: QVideoFrame, fit: QSize | None = None) -> QImage | None:
         image = frame.toImage()  # a format not converted here: Qt's own conversion
         if image.isNull():
             return None
-    angle = (_ROTATIONS.get(frame.rotation(), 0) + _ROTATIONS.get(frame.surfaceFormat().rotation(), 0)) % 360
+    rotations = formats.rotations
+    angle = (rotations.get(frame.rotation(), 0) + rotations.get(frame.surfaceFormat().rotation(), 0)) % 360
     if angle:
         image = image.transformed(QTransform().rotate(angle))
     if frame.mirrored() != frame.surfaceFormat().isMirrored():

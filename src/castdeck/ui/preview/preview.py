@@ -19,7 +19,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QHideEvent, QPalette
+from PySide6.QtGui import QHideEvent, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -34,21 +34,18 @@ from PySide6.QtWidgets import (
 
 from castdeck.api import CastdeckError
 from castdeck.api.models import MediaJob
-from castdeck.services.media_files import MediaFile, MediaFileError, MediaFiles, Preparing
+from castdeck.services.media_files import MediaFile, MediaFileError, MediaFiles, Preparing, preparing_text
 
-from ..listen.colors import is_dark
+from .. import multimedia
 from ..listen.playback import Playback
 from ..listen.player_bar import PlayerBar, player_shortcuts
+from ..palette import is_dark
 from ..widgets import describe_error, open_web_link
 from .stills import Stills
 from .video_view import VideoView
 
-__all__ = ["PREPARING_REASONS", "MediaPreview"]
+__all__ = ["MediaPreview"]
 
-PREPARING_REASONS = {
-    "rendition": "the video file is still being rendered",
-    "ingest": "the video delivery provider is still taking the file in",
-}
 HEADLINES = {  # (text, colour on a light palette, colour on a dark one)
     "preparing": ("◌ Being prepared", "#b26a00", "#ffb74d"),
     "unavailable": ("○ Only in the studio", "#6d4c41", "#bcaaa4"),
@@ -57,10 +54,6 @@ HEADLINES = {  # (text, colour on a light palette, colour on a dark one)
 }
 MAX_AREA_HEIGHT = 360
 Start = Callable[[Coroutine[Any, Any, None], str], "asyncio.Task[None]"]
-
-
-def preparing_text(reason: str | None) -> str:
-    return PREPARING_REASONS.get(reason or "", reason or "the file is being prepared")
 
 
 class MediaPreview(QFrame):
@@ -89,7 +82,9 @@ class MediaPreview(QFrame):
         self._task: asyncio.Task[None] | None = None
         self._still_task: asyncio.Task[None] | None = None
 
-        self.playback = Playback(self, noun=noun)
+        self.player_problem = multimedia.missing(f"Playing {noun}s here")
+        """Why nothing can be played on this computer (QtMultimedia did not load), or None."""
+        self.playback = Playback(self, noun=noun) if self.player_problem is None else None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 4)
         layout.setSpacing(4)
@@ -137,22 +132,40 @@ class MediaPreview(QFrame):
         self.progress.setTextVisible(False)
         self.progress.hide()
         layout.addWidget(self.progress)
-        self.player_bar = PlayerBar(self.playback, self, compact=True)
-        layout.addWidget(self.player_bar)
-        self.status = QLabel(self.player_bar)  # left of speed and volume
+        self.status = QLabel(self)
         self.status.setAccessibleName("Preview status")
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setWordWrap(True)
         self.status.setForegroundRole(QPalette.ColorRole.PlaceholderText)  # follows a palette change
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.player_bar.second_row.insertWidget(0, self.status, 1)
-        self.player_bar.second_row.setStretch(1, 0)  # the status takes the room the bar left free
-
-        self.playback.player.setVideoOutput(self.video.sink)
+        self.player_bar: PlayerBar | None = None
+        self.player_missing: QLabel | None = None
+        """In the player's place when nothing can be played here: why, and what to install."""
+        self.shortcuts: list[QShortcut] = []
+        if self.playback is not None:
+            self.player_bar = PlayerBar(self.playback, self, compact=True)
+            layout.addWidget(self.player_bar)
+            self.status.setParent(self.player_bar)  # left of speed and volume
+            self.player_bar.second_row.insertWidget(0, self.status, 1)
+            self.player_bar.second_row.setStretch(1, 0)  # the status takes the room the bar left free
+            if self.video.sink is not None:
+                self.playback.player.setVideoOutput(self.video.sink)
+            self.playback.message.connect(self.status.setText)
+            self.playback.playingChanged.connect(self._playing_changed)
+            self.shortcuts = player_shortcuts(
+                self.playback, self, Qt.ShortcutContext.WidgetWithChildrenShortcut
+            )
+        else:
+            layout.addWidget(self.status)
+            self.player_missing = QLabel(self.player_problem or "", self)
+            self.player_missing.setObjectName("player_missing")
+            self.player_missing.setAccessibleName("Player unavailable")
+            self.player_missing.setTextFormat(Qt.TextFormat.PlainText)
+            self.player_missing.setWordWrap(True)
+            self.player_missing.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.player_missing.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            layout.addWidget(self.player_missing)
         self.video.clicked.connect(self._clicked)
-        self.playback.message.connect(self.status.setText)
-        self.playback.playingChanged.connect(self._playing_changed)
-        self.shortcuts = player_shortcuts(self.playback, self, Qt.ShortcutContext.WidgetWithChildrenShortcut)
         stills.stillReady.connect(self._still_arrived)
         files.session.reconnected.connect(self._reconnected)
         self.hide()
@@ -183,7 +196,8 @@ class MediaPreview(QFrame):
         """Nothing to preview: playback stops, the file is let go, the work ends."""
         self._epoch += 1
         self._cancel()
-        self.playback.close()
+        if self.playback is not None:
+            self.playback.close()
         self.video.clear()
         self.video.set_still(None)
         self._ident = None
@@ -199,7 +213,8 @@ class MediaPreview(QFrame):
         self._epoch += 1
         epoch = self._epoch
         self._cancel()
-        self.playback.close()
+        if self.playback is not None:
+            self.playback.close()
         self.video.clear()
         self.file = self.answer = None
         self.progress.setRange(0, 0)
@@ -257,7 +272,8 @@ class MediaPreview(QFrame):
         if not answer.from_cache:
             self.stills.forget(media_id)  # a new file: its still is made from it
             self.video.set_still(None)
-        self.playback.load(answer.path)
+        if self.playback is not None:
+            self.playback.load(answer.path)
         self._set_state("ready")
         self._describe()
         if self.video.still is None and (self._still_task is None or self._still_task.done()):
@@ -286,7 +302,9 @@ class MediaPreview(QFrame):
     def _set_state(self, state: str) -> None:
         if state != "loading":
             self.progress.hide()
-        self.player_bar.setVisible(state in ("loading", "ready"))
+        for bar in (self.player_bar, self.player_missing):
+            if bar is not None:
+                bar.setVisible(state in ("loading", "ready"))
         if state != self.state:
             self.state = state
             self.stateChanged.emit(state)
@@ -298,10 +316,16 @@ class MediaPreview(QFrame):
         self.video.setAccessibleDescription(
             f"Still from {title}" if self.video.still is not None else f"Picture of {title}"
         )
-        self.video.setToolTip(f"{title}: click or press Space to play or pause")
+        self.video.setToolTip(
+            f"{title}: click or press Space to play or pause"
+            if self.playback is not None
+            else f"{title}: {self.player_problem}"
+        )
         if state == "ready" and self.file is not None:
             self.area.setCurrentWidget(self.video)
-            self.video.set_text("")
+            self.video.set_text(
+                "" if self.playback is not None else "Castdeck cannot play it on this computer: see below."
+            )
             if self.file.offline:
                 short, full = "Offline copy", "Offline: played from this computer's copy of the file."
             elif self.file.from_cache:
@@ -364,7 +388,7 @@ class MediaPreview(QFrame):
     # --- playing ------------------------------------------------------------------------------------------
 
     def _clicked(self) -> None:
-        if self.state == "ready":
+        if self.state == "ready" and self.playback is not None:
             self.playback.toggle()
 
     def _playing_changed(self, playing: bool) -> None:
@@ -383,7 +407,7 @@ class MediaPreview(QFrame):
             self._describe()  # the headline's colour follows the palette
 
     def hideEvent(self, event: QHideEvent) -> None:
-        if self.playback.playing:
+        if self.playback is not None and self.playback.playing:
             self.playback.pause()  # the pane was left or closed: nothing plays unseen
         super().hideEvent(event)
 

@@ -18,17 +18,20 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Q_ARG, QObject, QPointF, QRectF, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QImage, QLinearGradient, QPainter, QPainterPath, QPixmap
-from PySide6.QtMultimedia import QMediaPlayer, QVideoFrame, QVideoSink
 
 from castdeck.api import CastdeckError
 from castdeck.services.media_files import MediaFile, MediaFiles
 
+from .. import multimedia
 from ..listen.playback import queued
 from .frames import fit_image, frame_image
+
+if TYPE_CHECKING:
+    from ..multimedia import QMediaPlayer, QVideoFrame, QVideoSink
 
 __all__ = ["STILL_BOUND", "Stills", "audio_still", "grab_frame"]
 
@@ -51,11 +54,13 @@ class _Grab(QObject):
 
     def __init__(self, path: Path, at: float) -> None:
         super().__init__()
+        qt = multimedia.require()
         self.at = at
         self.target_us = 0
         self.result: asyncio.Future[QVideoFrame | None] = asyncio.get_running_loop().create_future()
-        self.player = QMediaPlayer(self)
-        self.sink = QVideoSink(self)
+        self.status = qt.QMediaPlayer.MediaStatus
+        self.player: QMediaPlayer = qt.QMediaPlayer(self)
+        self.sink: QVideoSink = qt.QVideoSink(self)
         self.player.setVideoOutput(self.sink)
         self.player.mediaStatusChanged.connect(self._status)
         self.player.errorOccurred.connect(self._error)
@@ -65,7 +70,7 @@ class _Grab(QObject):
     def _status(self, status: QMediaPlayer.MediaStatus) -> None:
         if self.result.done():
             return
-        if status == QMediaPlayer.MediaStatus.LoadedMedia:
+        if status == self.status.LoadedMedia:
             if not self.player.hasVideo():
                 self.result.set_result(None)  # audio only
                 return
@@ -74,7 +79,7 @@ class _Grab(QObject):
             self.target_us = int(at * 1_000_000)
             queued(self.player, "setPosition", Q_ARG("qint64", int(at * 1000)))
             queued(self.player, "pause")  # decodes the frame at the position and stops there
-        elif status == QMediaPlayer.MediaStatus.InvalidMedia:
+        elif status == self.status.InvalidMedia:
             self.result.set_exception(ValueError(self.player.errorString() or "not a playable file"))
 
     def _error(self, _error: QMediaPlayer.Error, text: str) -> None:
@@ -97,7 +102,11 @@ class _Grab(QObject):
 async def grab_frame(path: Path, at: float = 1.0, timeout: float = 20.0) -> QVideoFrame | None:
     """The frame shown ``at`` seconds into the video at ``path`` (a quarter in for a short one);
     ``None`` when the file has no pictures. Raises ``ValueError`` for a file that cannot be played
-    and ``TimeoutError`` when no frame came in ``timeout`` seconds."""
+    (or when QtMultimedia cannot be loaded here: :mod:`castdeck.ui.multimedia`) and
+    ``TimeoutError`` when no frame came in ``timeout`` seconds."""
+    problem = multimedia.missing("Making a still")
+    if problem is not None:
+        raise ValueError(problem)
     grab = _Grab(path, at)
     try:
         return await asyncio.wait_for(asyncio.shield(grab.result), timeout)

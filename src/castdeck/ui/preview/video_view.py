@@ -14,13 +14,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPaintEvent, QResizeEvent
-from PySide6.QtMultimedia import QVideoFrame, QVideoSink
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from .. import multimedia
 from .frames import fit_image, frame_image
+
+if TYPE_CHECKING:
+    from ..multimedia import QVideoFrame, QVideoSink
 
 __all__ = ["VideoView"]
 
@@ -61,8 +65,12 @@ class VideoView(QWidget):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumSize(160, 90)
-        self.sink = QVideoSink(self)
-        self.sink.videoFrameChanged.connect(self._frame_arrived)
+        qt = multimedia.load()
+        self.sink: QVideoSink | None = None
+        """Where a player writes its frames; None without QtMultimedia (the view shows stills)."""
+        if qt is not None:
+            self.sink = qt.QVideoSink(self)
+            self.sink.videoFrameChanged.connect(self._frame_arrived)
         self._converter = _Converter()
         self._converter.rendered.connect(self._show_rendered)
         self.destroyed.connect(self._converter.shutdown)
@@ -143,9 +151,7 @@ class VideoView(QWidget):
         def convert() -> None:
             image: QImage | None = None
             try:
-                image = (
-                    frame_image(source, size) if isinstance(source, QVideoFrame) else fit_image(source, size)
-                )
+                image = fit_image(source, size) if isinstance(source, QImage) else frame_image(source, size)
                 if image is not None:
                     image.setDevicePixelRatio(ratio)
             except Exception:

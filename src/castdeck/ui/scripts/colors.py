@@ -14,6 +14,8 @@ from PySide6.QtWidgets import QWidget
 
 from castdeck.scripts.lines import label_key
 
+from .. import palette
+
 __all__ = [
     "SLOTS",
     "assign_slots",
@@ -27,7 +29,7 @@ __all__ = [
 
 
 def is_dark(widget: QWidget) -> bool:
-    return widget.palette().color(QPalette.ColorRole.Base).lightness() < 128
+    return palette.is_dark(widget.palette())
 
 
 # Ten hues far apart (blue, orange, green, red, purple, brown, pink, teal, olive, indigo), each in a
