@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import sys
+from pathlib import Path
 
 __all__ = ["SANDBOX_SERVICE", "run"]
 
@@ -46,9 +47,29 @@ def run() -> None:
     # would walk it all again and again for nothing. It is on again once the first screen is up,
     # after one full collection (castdeck.app.settle_startup_objects), or when a dialog comes first.
     gc.disable()
-    from castdeck.startup import main
+    sys.exit(desktop_app())
 
-    sys.exit(main())
+
+def desktop_app() -> int:
+    """The desktop app's exit code. A start that fails, however (Qt that cannot be loaded, a bug),
+    never ends silently: :func:`castdeck.failures.start_failed` says it in one line on stderr
+    (and in a message box where a display exists), keeps the traceback in the log, and the exit
+    code is 2."""
+    try:
+        from castdeck.startup import main
+
+        return main()
+    except Exception as error:
+        from castdeck.failures import start_failed
+
+        return start_failed(error, _log_file())
+
+
+def _log_file() -> Path:
+    """Where the log is (``castdeck.log`` in the user data folder), found without Qt."""
+    from castdeck.data_dir import user_data_dir
+
+    return user_data_dir() / "castdeck.log"
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from castdeck.api import CastdeckError, Client
+from castdeck.failures import display, start_failed
 from castdeck.services import settings_later
 from castdeck.services.background import Background
 from castdeck.services.collector import QuietCollector
@@ -140,15 +141,17 @@ class CastdeckApp:
 
     async def start(self) -> int | None:
         """:meth:`open`, saying what stopped it: None once the window is open, else the exit code
-        (0: the user cancelled the connection; 1: the sandbox did not start; 2: a data file cannot
+        (0: the user cancelled the connection; 2: the sandbox did not start, or a data file cannot
         be used, which the user is told in a message box)."""
         try:
             opened = await self.open()
         except SandboxError as error:
             self._drop_early()
-            print(f"castdeck: {error}", file=sys.stderr)
             await self.shutdown()
-            return 1
+            code = start_failed(error, reason=str(error), box=False)
+            if display():
+                await self._tell("Castdeck could not start", f"Castdeck could not start: {error}")
+            return code
         except StoreError as error:
             # A data file from a newer Castdeck, or one that could not be brought up to date: said
             # plainly, the file left as it is, and nothing started on top of it.
@@ -483,8 +486,11 @@ def run_app(
         )
     castdeck = CastdeckApp(args, data_dir, early=early)
     castdeck.early_painted = early_painted
-    with asyncio.Runner(loop_factory=lambda: new_event_loop(app)) as runner:
-        return runner.run(castdeck.run())
+    try:
+        with asyncio.Runner(loop_factory=lambda: new_event_loop(app)) as runner:
+            return runner.run(castdeck.run())
+    except Exception as error:  # never a silent exit: one line, a message box, the log
+        return start_failed(error, stopped=castdeck.window is not None and castdeck.window.isVisible())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,10 +25,20 @@ import sys
 import traceback
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings, Qt, QTimer
+from PySide6.QtCore import (
+    QCoreApplication,
+    QEventLoop,
+    QMessageLogContext,
+    QSettings,
+    Qt,
+    QTimer,
+    QtMsgType,
+    qInstallMessageHandler,
+)
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
+from castdeck.data_dir import user_data_dir
 from castdeck.services.start_choice import STARTUP_PROBE, first_steps_pending, start_choice, start_pane
 from castdeck.store.cache_peek import peek_list
 from castdeck.store.picture_files import pictures_dir
@@ -74,26 +84,6 @@ early_problem: str | None = None
 """Why the early window could not be made (a bug: the app starts without it and logs this)."""
 
 
-def user_data_dir() -> Path:
-    """Where Castdeck keeps its data on this platform: platformdirs'
-    ``user_data_dir("castdeck", appauthor=False)``.
-
-    On Linux and macOS the rule is two lines, worked out here: importing platformdirs (and the
-    ``typing`` and ``configparser`` it loads) took 3 to 6 ms of a start-up that may spend 59 ms
-    beyond a bare window (``benchmarks/app_startup.py``). On Windows the folder comes from the
-    shell's known-folder API, so platformdirs itself answers there. A test holds the two equal."""
-    if sys.platform == "win32":
-        import platformdirs
-
-        return Path(platformdirs.user_data_dir("castdeck", appauthor=False))
-    if sys.platform == "darwin":
-        return Path(os.path.expanduser("~/Library/Application Support"), "castdeck")
-    base = os.environ.get("XDG_DATA_HOME", "")
-    if not base.strip():
-        base = os.path.expanduser("~/.local/share")
-    return Path(base, "castdeck")
-
-
 DEFAULTS: dict[str, object] = {"sandbox": False, "data": None, "speed": 1.0, "profile": None}
 """The options of a launch without arguments (:func:`build_parser`'s defaults)."""
 
@@ -117,6 +107,18 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return build_parser().parse_args(argv)
 
 
+def _platform_messages(mode: QtMsgType, _context: QMessageLogContext, message: str) -> None:
+    """Qt's messages while the QApplication is made: passed on as Qt prints them, except the fatal
+    one (no windowing platform could be opened, after which Qt aborts the process): that start
+    ends here, saying in one line what is missing and how to install it (exit code 2)."""
+    if mode != QtMsgType.QtFatalMsg:
+        print(message, file=sys.stderr, flush=True)
+        return
+    from castdeck.failures import platform_failed
+
+    os._exit(platform_failed(message, user_data_dir() / "castdeck.log"))
+
+
 def make_application() -> QApplication:
     """The QApplication, named as QSettings and the desktop know it (its icon comes with
     :func:`set_app_icon`, after the early window's first paint)."""
@@ -124,7 +126,13 @@ def make_application() -> QApplication:
     QCoreApplication.setApplicationName("Castdeck")
     QGuiApplication.setDesktopFileName("castdeck")  # the launcher and icon of castdeck.desktop (Wayland)
     QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = QApplication.instance()
+    if app is None:
+        previous = qInstallMessageHandler(_platform_messages)
+        try:
+            app = QApplication(sys.argv[:1])
+        finally:
+            qInstallMessageHandler(previous)
     assert isinstance(app, QApplication)
     # The loop ends when CastdeckApp.run returns, not when a window closes (a dialog closing before
     # the main window opens would otherwise stop qasync's loop under the running coroutine; and the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from castdeck.failures import failure_reason
 from castdeck.services.background import Background
 from castdeck.services.session import Session
 from castdeck.services.start_choice import LAST_PANE
@@ -28,12 +30,18 @@ from .first_steps import FirstSteps
 from .jobs.notifier import Notifier
 from .jobs.panel import JobsPanel
 from .pane import ResourcePane
+from .pane_failed import PaneFailed
 from .panes import PaneSpec, pane_specs
 from .status import StatusBar
 from .widgets import Banner
 from .window_frame import pane_icon, sandbox_strip, sidebar, sidebar_item
 
 __all__ = ["MainWindow"]
+
+log = logging.getLogger(__name__)
+
+FALLBACK_PANE = "Episodes"
+"""Where a window opens when the pane it was to open on cannot be built."""
 
 OPEN_PANES = {
     "episode": "Episodes",
@@ -153,6 +161,21 @@ class MainWindow(QMainWindow):
         self.sidebar.setCurrentRow(min(current, len(self._specs) - 1))
         self.sidebar.blockSignals(False)
         self._switch(self.sidebar.currentRow())
+        self._fall_back()
+
+    def _fall_back(self) -> None:
+        """The pane the window opened on could not be built: it opens on Episodes, and says why."""
+        failed = self._built.get(self.sidebar.currentRow())
+        titles = [spec.title for spec in self._specs]
+        if not isinstance(failed, PaneFailed) or FALLBACK_PANE not in titles or failed.title == FALLBACK_PANE:
+            return
+        text = (
+            f"{failed.title} could not be opened ({failure_reason(failed.error)}), so Castdeck opened on "
+            f"{FALLBACK_PANE}. Choose {failed.title} in the sidebar to try again or to copy a report."
+        )
+        log.warning("%s", text)
+        self.show_pane(FALLBACK_PANE)
+        self.banner.show_message(text, kind="error")
 
     def bind_background(self, background: Background | None) -> None:
         """Show the job cards and announce the job ends of ``background`` (the session's)."""
@@ -246,7 +269,12 @@ class MainWindow(QMainWindow):
         if pane is None:
             assert self.session is not None and self.background is not None
             placeholder = self.stack.widget(row)
-            pane = self._specs[row].build(self.session, self.background, self.stack)
+            spec = self._specs[row]
+            try:
+                pane = spec.build(self.session, self.background, self.stack)
+            except Exception as error:  # the window stays whole: the pane's place says why
+                log.exception("the %s pane could not be built", spec.title)
+                pane = PaneFailed(spec.title, error, lambda: self._build_again(row), self.stack)
             opens = getattr(pane, "openRequested", None)
             if opens is not None:
                 opens.connect(self.open_item)
@@ -256,6 +284,18 @@ class MainWindow(QMainWindow):
                 placeholder.deleteLater()
             self._built[row] = pane
         return pane
+
+    def _build_again(self, row: int) -> None:
+        """A failed pane's "Try again": build it anew in its place (showing it when it is current)."""
+        failed = self._built.pop(row, None)
+        if failed is None:
+            return
+        showing = self.stack.currentIndex() == row
+        self.stack.insertWidget(row, QWidget(self.stack))  # the place the new build takes
+        self.stack.removeWidget(failed)
+        failed.deleteLater()
+        if showing:
+            self._switch(row)
 
     def pane(self, title: str) -> Any:
         """The pane with this title (built now if it was not shown yet)."""
