@@ -2,8 +2,8 @@
 (PulseAudio's null sink) and the tools a person's hands and ears stand in for: xdotool for keys,
 window lookups and focus; the sink's monitor to hear what plays; Pillow to see the screen.
 
-The tools come from Debian's packages (xvfb, xdotool, pulseaudio, pulseaudio-utils), which
-.ci/run installs when missing.
+The tools are the "tests" group of :mod:`castdeck.system_packages`, which the suite's set-up
+installs when missing (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import array
 import math
 import os
 import re
-import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -20,21 +19,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from castdeck.system_packages import missing
 from tests.conftest import wait_for
-
-TOOLS = {
-    "Xvfb": "xvfb",
-    "xdotool": "xdotool",
-    "xwininfo": "x11-utils",
-    "pulseaudio": "pulseaudio",
-    "pactl": "pulseaudio-utils",
-    "parec": "pulseaudio-utils",
-}
-"""Program -> the Debian package that has it."""
 
 
 def missing_tools() -> list[str]:
-    return [f"{tool} ({package})" for tool, package in TOOLS.items() if shutil.which(tool) is None]
+    return [f"{need.name} ({need.debian})" for need in missing(["tests"])]
 
 
 # --- the X server ------------------------------------------------------------------------------------------

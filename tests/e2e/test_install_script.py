@@ -25,7 +25,7 @@ def test_install_script_adds_a_launcher_icons_and_the_command_then_removes_them(
     downloaded_app: DownloadedApp, tmp_path: Path
 ) -> None:
     assert shutil.which("desktop-file-validate"), (
-        "desktop-file-validate (desktop-file-utils) is needed (see .ci/run)"
+        "desktop-file-validate (desktop-file-utils) is needed (python -m castdeck.system_packages --install)"
     )
     folder = tmp_path / "My Apps" / "it's castdeck"
     folder.parent.mkdir(parents=True)

@@ -79,7 +79,9 @@ def audio_level(data: bytes) -> tuple[float, float]:
 def test_the_downloaded_app_starts_its_sandbox_speaks_plays_and_quits(
     downloaded_app: DownloadedApp, tmp_path: Path
 ) -> None:
-    assert not missing_tools(), f"install these to run the installed app: {missing_tools()} (see .ci/run)"
+    assert not missing_tools(), (
+        f"install these to run the installed app: {missing_tools()} (python -m castdeck.system_packages --install)"
+    )
     executable = downloaded_app.executable
     env = fresh_home(tmp_path)
     with x_server(tmp_path) as display, sound_server(tmp_path) as sound:
