@@ -13,7 +13,6 @@ For type annotations, other modules import its classes from here under ``TYPE_CH
 
 from __future__ import annotations
 
-import importlib
 import logging
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -34,9 +33,6 @@ __all__ = ["MultimediaMissing", "available", "forget", "load", "missing", "requi
 
 log = logging.getLogger(__name__)
 
-MODULE = "PySide6.QtMultimedia"
-
-
 class MultimediaMissing(RuntimeError):
     """QtMultimedia could not be loaded; the message says why and what to install."""
 
@@ -52,7 +48,11 @@ def load() -> ModuleType | None:
     if not _State.tried:
         _State.tried = True
         try:
-            _State.module = importlib.import_module(MODULE)
+            # a plain import statement, so the bundle's analysis (PyInstaller, the bundle check)
+            # sees that the app needs QtMultimedia
+            import PySide6.QtMultimedia as qt_multimedia
+
+            _State.module = qt_multimedia
         except ImportError as error:
             _State.problem = str(error) or type(error).__name__
             log.warning("QtMultimedia could not be loaded: %s", _State.problem)
