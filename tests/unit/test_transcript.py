@@ -187,8 +187,10 @@ def test_any_words_make_valid_subtitles(items: list[tuple[str, float, int]]) -> 
     expected = [w.text for w in t.words]
     vtt = parse_vtt(to_vtt(t))
     assert [w for cue in vtt for w in cue.text.split()] == [w for text in expected for w in text.split()]
+    # each format's cues are its own plan: SRT's "Name: " prefix takes room on the first line, so a
+    # long word can start a new cue there and not in WebVTT (whose voice tag takes none)
+    assert len(vtt) == len(cues(t, speaker_prefix=False))
     srt = parse_srt(to_srt(t))
-    assert len(srt) == len(vtt)
     for cue, made in zip(srt, cues(t, speaker_prefix=True), strict=True):
         assert cue.end > cue.start
         one_word = made.last_word - made.first_word == 1
@@ -229,3 +231,16 @@ def test_timed_text_by_speaker() -> None:
         f"[{clock(t.words[8].start)[:8]}] Alex Rivera: word8. word9",
         f"[{clock(t.words[10].start)[:8]}] Priya Natarajan: word10 word11",
     ]
+
+
+def test_a_speaker_prefix_can_make_an_srt_cue_more_than_its_webvtt_twin() -> None:
+    """Found by the property test above: SRT puts "Name: " before the first word of a turn, and
+    the line limit then leaves no room for a long word that WebVTT (a voice tag) still fits."""
+    t = normalise({"speakers": SPEAKERS, "words": [
+        {"start": 0.0, "end": 1.0, "speaker": 0, "text": "0" * 8},
+        {"start": 1.0, "end": 2.0, "speaker": 0, "text": "0" * 21},
+        {"start": 2.0, "end": 3.0, "speaker": 0, "text": "0" * 21},
+    ]})  # fmt: skip
+    vtt, srt = parse_vtt(to_vtt(t)), parse_srt(to_srt(t))
+    assert (len(vtt), len(srt)) == (1, 2)
+    assert [w for cue in srt for w in cue.text.split()][-3:] == [w.text for w in t.words]
