@@ -25,7 +25,7 @@ from castdeck.ui.jobs.card import JobCard
 from castdeck.ui.jobs.panel import CARD_WINDOW, GIVE_WAY_AT_MOST, JobsPanel
 from castdeck.ui.main_window import MainWindow
 from castdeck.ui.widgets import laid_out
-from tests.conftest import RunningSandbox
+from tests.conftest import RunningSandbox, stop_followers
 from tests.gui.conftest import ARTIFACTS, OnLine, open_session, quiet, until
 from tests.gui.helpers import new_podcast, on_screen_as_painted_afresh, session_through
 from tests.helpers import Line, PassBurner
@@ -409,7 +409,7 @@ async def test_elapsed_times_tick_on_the_running_cards_in_view_and_as_cards_scro
         assert scrolled_in
         assert all(elapsed(key) != shown[key] for key in scrolled_in)
     finally:
-        line.release()
+        await let_held_polls_go(line)
     await quiet()
 
 
@@ -463,8 +463,16 @@ async def test_only_the_newest_cards_are_built_until_the_user_scrolls_to_older_o
         panel.more_button.click()
         await until(lambda: len(panel.cards) == len(ids) + 1 and panel.pending_builds() == 0)
     finally:
-        line.release()
+        await let_held_polls_go(line)
     await quiet()
+
+
+async def let_held_polls_go(line: Line) -> None:
+    """The end of a test that held the job polls: the pollers stop first (their held requests with
+    them), then the line lets requests through. Released first, thirty polls were answered at once
+    as the test ended, and the results they stored raced the teardown ("store job" left running)."""
+    await stop_followers()
+    line.release()
 
 
 class AppWideFilter(QObject):
@@ -550,7 +558,7 @@ async def test_cards_are_laid_out_once_at_the_height_they_ask_as_they_come_and_e
         assert heights.cards[-1] == (card.height(), card.sizeHint().height())
     finally:
         heights.close()
-        line.release()
+        await let_held_polls_go(line)
     await quiet()
 
 
@@ -610,7 +618,7 @@ async def test_a_card_built_below_the_cards_in_view_leaves_them_unpainted(
         await until(lambda: on_screen_as_painted_afresh(window))
     finally:
         paints.close()
-        line.release()
+        await let_held_polls_go(line)
     await quiet()
 
 
@@ -635,7 +643,7 @@ async def test_a_frame_long_already_builds_no_card_and_the_cards_still_come(
         await until(lambda: len(panel.cards) == 3 and panel.pending_builds() == 0)
     finally:
         burner.close()
-        line.release()
+        await let_held_polls_go(line)
     ticks_that_built = [
         tick
         for tick, count in enumerate(built_after_tick)
