@@ -52,6 +52,9 @@ DRAIN = 600.0
 @dataclass
 class SoakSettings:
     seconds: float = 600.0
+    steps: int | None = None
+    """Stop after this many steps instead of after ``seconds`` (the suite's run: the same work on
+    any machine, however fast)."""
     seed: int = 7
     chaos: float = 0.2
     speed: float = 50.0
@@ -144,7 +147,12 @@ async def _run(c: Creator, settings: SoakSettings, report: SoakReport) -> None:
         snapshot = tracemalloc.take_snapshot() if settings.trace_memory else None
         schedule = _schedule(settings.seed)
         started = time.monotonic()
-        while time.monotonic() - started < settings.seconds:
+        taken = 0
+        while (
+            taken < settings.steps
+            if settings.steps is not None
+            else time.monotonic() - started < settings.seconds
+        ):
             step = next(schedule)
             if step is None:  # a round of every step is over
                 with probe.paused():
@@ -170,6 +178,7 @@ async def _run(c: Creator, settings: SoakSettings, report: SoakReport) -> None:
             with probe.paused():
                 record.widgets = len(QApplication.allWidgets()) - widgets
             report.steps.append(record)
+            taken += 1
             settings.say(record.line())
         c.step = "after"
         await switch_panes(c)
