@@ -16,6 +16,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -339,6 +340,19 @@ class RunningSandbox:
         self.clients.append(client)
         return client
 
+    def advance(self, seconds: float) -> datetime:
+        """Move the sandbox's time ``seconds`` ahead (its ``--test-clock``): a window lapses, a
+        schedule comes due, work's floors pass, without waiting. Returns the sandbox's time."""
+        response = httpx.post(
+            f"{self.base_url}/_sandbox/clock", json={"advance_seconds": seconds}, timeout=30
+        )
+        assert response.status_code == 200, response.text
+        return datetime.fromisoformat(response.json()["now"])
+
+    def now(self) -> datetime:
+        """The sandbox's time (the machine's, plus what :meth:`advance` moved it)."""
+        return self.advance(0)
+
     @property
     def log(self) -> str:
         path = self.data_dir / "sandbox.log"
@@ -379,6 +393,7 @@ def start_sandbox(data_dir: Path, *args: str, nice: int = 0) -> RunningSandbox:
         "--data",
         str(data_dir),
         "--exit-with-parent",
+        "--test-clock",
         *args,
     ]
     if nice and shutil.which("nice"):
@@ -431,7 +446,7 @@ def other_api(sandbox: RunningSandbox) -> httpx.Client:
     return sandbox.client(OTHER_KEY)
 
 
-def wait_for(predicate: Callable[[], Any], timeout: float = 60.0, interval: float = 0.2) -> Any:
+def wait_for(predicate: Callable[[], Any], timeout: float = 60.0, interval: float = 0.05) -> Any:
     """Poll until ``predicate`` returns something truthy; return it, or fail with the last value."""
     deadline = time.monotonic() + timeout
     last: Any = None

@@ -407,7 +407,7 @@ def test_publish_lifecycle(
     assert response.json()["data"].get("scheduled_time") is None
     data = get_episode(demo, episode["id"])
     assert data["status"] == "published" and data["scheduled_at"] is None
-    assert abs((parse_time(data["published_at"]) - datetime.now(UTC)).total_seconds()) < 30
+    assert abs((parse_time(data["published_at"]) - sb.now()).total_seconds()) < 30
     assert data["url"] and data["url"].startswith("http")
     problem = assert_problem(demo.post(f"{path}/publish"), 422, "unprocessable_entity")
     assert "poll_after_seconds" not in (problem.get("recovery") or {})
@@ -470,17 +470,14 @@ def test_publish_lifecycle(
     problem = assert_problem(demo.post(f"{path}/publish", json={"when": "now"}), 400, "validation_error")
     assert field_names(problem) == ["when"]
 
-    # a scheduled episode whose time passes is published
-    soon = datetime.now(UTC) + timedelta(seconds=2)
+    # a scheduled episode whose time passes is published (the sandbox's time is moved past it)
+    soon = sb.now() + timedelta(seconds=2)
     response = demo.post(f"{path}/publish", json={"scheduled_time": soon.isoformat()})
     assert response.json()["data"]["status"] == "scheduled"
     assert get_episode(demo, episode["id"])["status"] == "scheduled"
-    data = wait_for(
-        lambda: (e := get_episode(demo, episode["id"]))["status"] == "published" and e,
-        timeout=10,
-        interval=0.5,
-    )
-    assert datetime.now(UTC) >= soon
+    assert sb.advance(2) >= soon
+    data = get_episode(demo, episode["id"])
+    assert data["status"] == "published"
     assert abs((parse_time(data["published_at"]) - soon).total_seconds()) < 1
     assert data["scheduled_at"] is None and data["url"]
     published = demo.get("/v1/episodes", params={"status": "published", "podcast_id": podcast["id"]})
@@ -488,7 +485,7 @@ def test_publish_lifecycle(
 
 
 def test_scheduled_episode_is_published_in_lists_too(
-    demo: httpx.Client, podcast: dict[str, Any], hosts: list[str]
+    sb: RunningSandbox, demo: httpx.Client, podcast: dict[str, Any], hosts: list[str]
 ) -> None:
     """The time passing is seen through the list (without retrieving the episode itself)."""
     segments = [{"host_id": hosts[0], "text": "A very short scheduled note about the tide."}]
@@ -498,10 +495,10 @@ def test_scheduled_episode_is_published_in_lists_too(
     )
     assert accepted.status_code == 202, accepted.text
     episode = wait_generated(demo, accepted.json()["data"]["id"])
-    soon = datetime.now(UTC) + timedelta(seconds=1)
+    soon = sb.now() + timedelta(seconds=1)
     response = demo.post(f"/v1/episodes/{episode['id']}/publish", json={"scheduled_time": soon.isoformat()})
     assert response.json()["data"]["status"] == "scheduled"
-    time.sleep(max(0.0, (soon - datetime.now(UTC)).total_seconds()) + 0.3)
+    sb.advance(1)
     listed = demo.get("/v1/episodes", params={"status": "published", "podcast_id": podcast["id"]}).json()[
         "data"
     ]
@@ -599,7 +596,7 @@ def test_image_upload_during_generation_keeps_the_generation(
             get_episode(demo, episode_id)["generation"]["state"] == "generating"
             and time.monotonic() < deadline
         ):
-            time.sleep(0.2)
+            time.sleep(0.05)
         yield png[64:]
 
     with httpx.Client(base_url=str(demo.base_url), headers=dict(demo.headers), timeout=30) as uploader:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import secrets
-import time
 from typing import Any
 
 import httpx
@@ -458,7 +457,7 @@ def test_key_lapses_after_the_window(sandbox_factory: Any) -> None:
     replay = api.post("/v1/episodes/generate", json=body, headers={"Idempotency-Key": "lapse-1"})
     assert replay.headers.get("idempotent-replayed") == "true"
     assert replay.json()["data"]["id"] == first["id"]
-    time.sleep(3)
+    running.advance(3)
     later = api.post("/v1/episodes/generate", json=body, headers={"Idempotency-Key": "lapse-1"})
     fresh = assert_accepted(later, podcast_id)
     assert "idempotent-replayed" not in later.headers

@@ -58,13 +58,13 @@ def test_sandbox_and_workers_exit_when_the_launcher_is_killed(tmp_path: Path) ->
         workers: set[int] = set()
         while time.monotonic() < deadline and not workers:
             workers = _children(sandbox_pid)
-            time.sleep(0.2)
+            time.sleep(0.05)
         assert workers, "the sandbox started no worker process"
         os.kill(launcher.pid, signal.SIGKILL)
         launcher.wait(timeout=10)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and (_alive(sandbox_pid) or any(_alive(w) for w in workers)):
-            time.sleep(0.2)
+            time.sleep(0.05)
         assert not _alive(sandbox_pid), "the sandbox outlived its launcher"
         assert not any(_alive(w) for w in workers), "a speech worker outlived the sandbox"
     finally:

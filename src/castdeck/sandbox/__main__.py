@@ -124,6 +124,12 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, str]:
         "sandbox that forwards /files/ and /uploads/ to it (default: the sandbox's own address)",
     )
     parser.add_argument(
+        "--test-clock",
+        action="store_true",
+        help='let POST /_sandbox/clock {"advance_seconds": N} move this sandbox\'s time N seconds ahead '
+        "(expiries, windows, schedules and work floors come due at once): for tests",
+    )
+    parser.add_argument(
         "--exit-with-parent",
         action="store_true",
         help="stop when standard input closes (the launching process ended): for launchers and tests",
@@ -150,6 +156,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, str]:
         accept_hold=args.accept_hold,
         accept_hold_stage=args.accept_hold_stage,
         signed_base_url=args.signed_base_url,
+        test_clock=args.test_clock,
     ), args.log_level
 
 

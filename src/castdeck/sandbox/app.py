@@ -16,6 +16,7 @@ from starlette.routing import Match, Route
 from starlette.types import ASGIApp
 
 from . import routes as _routes  # registers every endpoint
+from .clock import CLOCK
 from .gateway import Chaos, Gateway, RateLimiter
 from .jobs import JobRunner
 from .openapi import openapi_document
@@ -106,7 +107,20 @@ def build_app(sandbox: Sandbox) -> ASGIApp:
     async def no_mcp(request: Request) -> Response:
         raise ApiProblem(404, "The sandbox has no MCP server; use the HTTP API described at /openapi.json.")
 
+    async def advance_clock(request: Request) -> Response:
+        try:
+            body = await request.json()
+            seconds = float(body["advance_seconds"])
+            CLOCK.advance(seconds)
+        except (ValueError, KeyError, TypeError) as error:
+            raise ApiProblem(
+                400, f"advance_seconds must be a number of seconds, 0 or more ({error})"
+            ) from error
+        return JSONResponse({"now": CLOCK.now().isoformat(), "offset_seconds": CLOCK.offset})
+
     routes = [Route(spec.path, spec.handler, methods=[spec.method]) for spec in ROUTES]
+    if sandbox.settings.test_clock:  # tests only: not part of the interface, not in its description
+        routes.append(Route("/_sandbox/clock", advance_clock, methods=["POST"]))
     routes += [
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/llms.txt", llms, methods=["GET"]),

@@ -38,6 +38,8 @@ class Settings:
     # The origin signed upload and download addresses name (default: the sandbox's own), so that a
     # proxy in front of them (tests: one that records every request) sees them all.
     signed_base_url: str | None = None
+    # Tests move the sandbox's time forward (POST /_sandbox/clock) instead of waiting for it.
+    test_clock: bool = False
 
     def scaled(self, seconds: float) -> float:
         """Simulated work time at this speed."""

@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import secrets
 import sqlite3
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .clock import CLOCK
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -274,7 +275,7 @@ class Database:
                 scope,
                 key,
                 fingerprint,
-                time.time(),
+                CLOCK.time(),
                 state,
                 status,
                 None if body is None else body.decode("utf-8"),
@@ -305,7 +306,7 @@ class Database:
     def hold(self, org_id: str, amount: float, kind: str, resource_id: str) -> None:
         self.conn.execute(
             "INSERT OR REPLACE INTO holds (id, org_id, amount, kind, resource_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (f"{kind}:{resource_id}", org_id, amount, kind, resource_id, time.time()),
+            (f"{kind}:{resource_id}", org_id, amount, kind, resource_id, CLOCK.time()),
         )
 
     def settle(self, org_id: str, kind: str, resource_id: str, charge: float, note: str) -> None:
@@ -316,7 +317,7 @@ class Database:
             self.conn.execute("UPDATE orgs SET balance = balance - ? WHERE id = ?", (charge, org_id))
             self.conn.execute(
                 "INSERT INTO ledger (org_id, amount, kind, resource_id, note, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (org_id, -charge, kind, resource_id, note, time.time()),
+                (org_id, -charge, kind, resource_id, note, CLOCK.time()),
             )
 
     def set_balance(self, org_id: str, balance: float) -> None:
@@ -326,7 +327,7 @@ class Database:
     def add_job(self, job_id: str, kind: str, org_id: str, spec: dict[str, Any]) -> None:
         self.conn.execute(
             "INSERT OR REPLACE INTO jobs (id, kind, org_id, spec, created_at) VALUES (?, ?, ?, ?, ?)",
-            (job_id, kind, org_id, json.dumps(spec), time.time()),
+            (job_id, kind, org_id, json.dumps(spec), CLOCK.time()),
         )
 
     def finish_job(self, job_id: str) -> None:

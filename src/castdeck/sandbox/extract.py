@@ -9,10 +9,10 @@ from __future__ import annotations
 import contextlib
 import re
 import zipfile
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .clock import CLOCK
 from .db import Record
 from .service import plain_text
 
@@ -63,7 +63,7 @@ def process_source(record: Record, path: Path) -> tuple[str | None, dict[str, An
                 visuals = len(re.findall(rb"<draw:page[\s>]", archive.read("content.xml")))
     elif mime in ("application/vnd.ms-powerpoint", "application/vnd.apple.keynote"):
         visuals = 1
-    added: dict[str, Any] = {"processed_at": datetime.now(UTC).isoformat()}
+    added: dict[str, Any] = {"processed_at": CLOCK.now().isoformat()}
     if text is not None:
         added["words"] = len(text.split())
     if metadata.get("prepare_visuals"):

@@ -6,16 +6,15 @@ A pure ASGI middleware, outermost, so that every response (errors included) carr
 
 from __future__ import annotations
 
-import asyncio
 import math
 import random
 import secrets
-import time
 from dataclasses import dataclass
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .clock import CLOCK
 from .db import Database, Org
 from .problems import ApiProblem
 
@@ -37,7 +36,7 @@ class RateLimiter:
         self.buckets: dict[str, Bucket] = {}
 
     def take(self, org_id: str, now: float | None = None) -> tuple[bool, dict[str, str]]:
-        now = time.monotonic() if now is None else now
+        now = CLOCK.monotonic() if now is None else now
         rate = self.limit / 60.0
         bucket = self.buckets.setdefault(org_id, Bucket(float(self.limit), now))
         bucket.tokens = min(float(self.limit), bucket.tokens + (now - bucket.updated) * rate)
@@ -137,7 +136,7 @@ class Gateway:
                             headers=headers,
                         )
                 if fault == "slow":
-                    await asyncio.sleep(self.chaos.random.uniform(1.0, 2.5))
+                    await CLOCK.sleep(self.chaos.random.uniform(1.0, 2.5))
                 if fault == "drop_after":
                     # The work is done and stored; only the answer is lost on the way back.
                     async def discard(message: Message) -> None:

@@ -18,7 +18,6 @@ import asyncio
 import hashlib
 import json
 import sqlite3
-import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -28,6 +27,7 @@ from starlette.responses import Response
 
 from castdeck.api.models import is_valid_idempotency_key
 
+from .clock import CLOCK
 from .db import Database
 from .problems import ApiProblem, field_problem
 from .service import Sandbox, request_id_of, sandbox_of
@@ -85,7 +85,11 @@ async def run_idempotent(
     print_ = fingerprint(body, request.url.path)
     row = db.idempotency(org_id, scope, key)
     held = sandbox.acceptances.holding(ident)  # then the row is pending, whatever its age
-    if row is not None and not held and time.time() - row["created_at"] > sandbox.settings.idempotency_window:
+    if (
+        row is not None
+        and not held
+        and CLOCK.time() - row["created_at"] > sandbox.settings.idempotency_window
+    ):
         db.drop_idempotency(org_id, scope, key)
         row = None
     if row is not None and row["state"] == "pending" and not held:

@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
-import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -22,6 +21,7 @@ from typing import Any
 from castdeck.api.models import CREDITS_PER_NARRATION_MINUTE
 
 from . import importer, render, writer
+from .clock import CLOCK
 from .config import FAIL_PHRASE
 from .db import Record
 from .extract import process_source
@@ -192,13 +192,13 @@ class JobRunner:
         """Run synthesis in the worker process; report progress from the time spent against the
         expected time; take at least ``floor_seconds``."""
         loop = asyncio.get_running_loop()
-        started = time.monotonic()
+        started = CLOCK.monotonic()
         expected = max(expected_seconds, floor_seconds, 0.5)
         for attempt in range(2):
             future: asyncio.Future[dict[str, Any]] = loop.run_in_executor(self.pool, function, spec)
             while True:
                 done, _ = await asyncio.wait({future}, timeout=0.5)
-                elapsed = time.monotonic() - started
+                elapsed = CLOCK.monotonic() - started
                 if done and elapsed >= floor_seconds:
                     break
                 on_progress(min(0.97, elapsed / expected))
@@ -236,7 +236,7 @@ class JobRunner:
         speakers = self._speakers(host_ids)
         if not seeding:
             self._set_generation(episode_id, phase="writing_script", progress_pct=5)
-            await asyncio.sleep(scaled(6))
+            await CLOCK.sleep(scaled(6))
         lines, title, description, skipped = self._episode_lines(spec, speakers)
 
         def describe(rec: Record) -> None:
@@ -248,7 +248,7 @@ class JobRunner:
 
         self._update("episode", episode_id, describe)
         render_video = bool(spec.get("render"))
-        attempt = int(time.time())
+        attempt = int(CLOCK.time())
         work = {
             "turns": [
                 {"speaker": i, "text": text, "voice": self._voice(host_ids[i] if i < len(host_ids) else "")}
@@ -370,12 +370,12 @@ class JobRunner:
         first = "analyzing_visuals" if kind == "voiceover" else "writing_script"
         phase(first, 5)
         if not seeding:
-            await asyncio.sleep(scaled(5))
+            await CLOCK.sleep(scaled(5))
             await self._await_sources(list(record.data.get("source_ids") or []))
         turns, slides = self._media_script(kind, record, spec, speakers)
         phase("generating_visuals" if kind != "voiceover" else "writing_script", 25)
         if not seeding:
-            await asyncio.sleep(scaled(5))
+            await CLOCK.sleep(scaled(5))
         phase("narrating", 40)
         attempt = int(record.data.get("attempt") or 1)
         relative = f"{MEDIA_COLLECTIONS[kind]}/{media_id}/{kind}-{attempt}.mp4"
@@ -430,7 +430,7 @@ class JobRunner:
 
         def complete(rec: Record) -> None:
             rec.meta["video_file"] = relative
-            rec.meta["ready_at"] = 0 if seeding else time.time() + scaled(8)
+            rec.meta["ready_at"] = 0 if seeding else CLOCK.time() + scaled(8)
             rec.meta["duration"] = result["duration"]
             rec.data.update(
                 status="completed",
@@ -456,8 +456,8 @@ class JobRunner:
     async def _await_sources(self, source_ids: list[str]) -> None:
         """Sources still processing may be attached (spec 3.2): the workflow waits for them, within limits;
         one that is still processing afterwards is skipped like a failed one."""
-        deadline = time.monotonic() + self.settings.scaled(120)
-        while time.monotonic() < deadline:
+        deadline = CLOCK.monotonic() + self.settings.scaled(120)
+        while CLOCK.monotonic() < deadline:
             pending = [
                 s
                 for s in (self.db.get("source", source_id) for source_id in source_ids)
@@ -465,7 +465,7 @@ class JobRunner:
             ]
             if not pending:
                 return
-            await asyncio.sleep(max(0.05, self.settings.scaled(1)))
+            await CLOCK.sleep(max(0.05, self.settings.scaled(1)))
 
     def _media_script(
         self, kind: str, record: Record, spec: dict[str, Any], speakers: list[writer.Speaker]
@@ -535,7 +535,7 @@ class JobRunner:
     # sources --------------------------------------------------------------------------------------------------------
     async def _source(self, job_id: str, spec: dict[str, Any]) -> None:
         source_id = spec["source_id"]
-        await asyncio.sleep(self.settings.scaled(3))
+        await CLOCK.sleep(self.settings.scaled(3))
         record = self.db.get("source", source_id)
         if record is None:
             self.db.finish_job(job_id)

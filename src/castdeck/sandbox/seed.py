@@ -8,11 +8,11 @@ their audio and video are produced afterwards by ordinary background jobs marked
 from __future__ import annotations
 
 import secrets
-import time
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from . import render, seed_content
+from .clock import CLOCK
 from .config import DEMO_KEY, FREE_KEY, OTHER_KEY
 from .routes.media import COLLECTIONS, credits_for
 from .service import Sandbox, as_html, new_id, now_iso
@@ -41,7 +41,7 @@ def seed_if_empty(sandbox: Sandbox) -> bool:
 
 
 def _ago(days: float) -> str:
-    return now_iso(datetime.now(UTC) - timedelta(days=days))
+    return now_iso(CLOCK.now() - timedelta(days=days))
 
 
 def _host_data(blueprint: dict[str, Any], host_id: str, created: str) -> dict[str, Any]:
@@ -209,9 +209,7 @@ def _seed_episode(
         data["published_at"] = _ago(float(blueprint["published_days_ago"]))
     elif state == "scheduled":
         data["status"] = "scheduled"
-        data["scheduled_at"] = now_iso(
-            datetime.now(UTC) + timedelta(days=float(blueprint["scheduled_in_days"]))
-        )
+        data["scheduled_at"] = now_iso(CLOCK.now() + timedelta(days=float(blueprint["scheduled_in_days"])))
     elif state == "failed":
         data["generation"].update(state="failed", error_message=blueprint["error_message"])
         data["generation"]["skipped_sources"] = [
@@ -303,7 +301,7 @@ def _seed_media(
         "labels": {},
         "planned_seconds": planned,
         "fail": False,
-        "seed": int(time.time()) % 100_000,
+        "seed": int(CLOCK.time()) % 100_000,
     }
     db.insert(kind, media_id, DEMO_ORG, data, {"job": job})
     if status == "generating":

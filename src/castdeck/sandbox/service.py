@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 
 from .acceptance import Acceptances
+from .clock import CLOCK
 from .config import Settings
 from .db import Database, Org, Record
 from .problems import not_found
@@ -68,7 +69,7 @@ def request_id_of(request: Request) -> str:
 
 
 def now_iso(moment: datetime | None = None) -> str:
-    moment = moment or datetime.now(UTC)
+    moment = moment or CLOCK.now()
     return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 

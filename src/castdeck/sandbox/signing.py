@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import time
 from urllib.parse import quote
+
+from .clock import CLOCK
 
 
 def signature(secret: bytes, method: str, target: str, expires: int) -> str:
@@ -32,12 +33,12 @@ def verify(secret: bytes, method: str, target: str, expires: str | None, sig: st
     expected = signature(secret, method, target, expires_at)
     if not hmac.compare_digest(expected, sig):
         return "the signature does not match"
-    if expires_at < time.time():
+    if expires_at < CLOCK.time():
         return "the signed address has expired"
     return None
 
 
 def download_expiry(now: float | None = None, lifetime: int = 86_400) -> int:
     """Download addresses last at least a day; rounded so repeated reads return the same URL."""
-    now = time.time() if now is None else now
+    now = CLOCK.time() if now is None else now
     return (int(now) // 3600 + 1) * 3600 + lifetime

@@ -3,7 +3,6 @@ cover image, word timestamps and analytics. Generation and import live in ``gene
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from starlette.requests import Request
@@ -23,6 +22,7 @@ from castdeck.api.models import (
 )
 
 from .. import seed_content
+from ..clock import CLOCK
 from ..db import Record
 from ..problems import ApiProblem, field_problem
 from ..routing import route
@@ -46,7 +46,7 @@ IMAGE_TYPES = {"image/jpeg": "jpg", "image/png": "png", "image/webp": "webp"}
 def promote_due(sandbox: Sandbox, record: Record) -> None:
     """A scheduled episode whose time has come is published."""
     scheduled = record.data.get("scheduled_at")
-    if record.data.get("status") == "scheduled" and scheduled and parse_iso(scheduled) <= datetime.now(UTC):
+    if record.data.get("status") == "scheduled" and scheduled and parse_iso(scheduled) <= CLOCK.now():
         record.data["status"] = "published"
         record.data["published_at"] = scheduled
         record.data["scheduled_at"] = None
@@ -289,8 +289,8 @@ async def publish_episode(request: Request) -> Response:
         )
     when = payload.scheduled_time
     result: dict[str, Any] = {"id": record.id}
-    if when is None or when <= datetime.now(UTC):
-        if when is not None and (datetime.now(UTC) - when).total_seconds() > 60:
+    if when is None or when <= CLOCK.now():
+        if when is not None and (CLOCK.now() - when).total_seconds() > 60:
             raise field_problem("scheduled_time", "must be in the future")
         record.data.update(status="published", published_at=now_iso(), scheduled_at=None)
         result["status"] = "published"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import secrets
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +33,7 @@ from castdeck.api.models import (
 )
 
 from .. import importer, seed_content
+from ..clock import CLOCK
 from ..config import FAIL_PHRASE
 from ..db import Database, Org, Record
 from ..idempotency import idempotency_key, run_idempotent
@@ -457,7 +457,7 @@ def _register(collection: str, tag: str, parser: Any, body_models: Any) -> None:
             delivery = {"kind": "preparing", "reason": "rendition"}
         elif status != "completed" or not record.meta.get("video_file"):
             delivery = {"kind": "unavailable"}
-        elif time.time() < float(record.meta.get("ready_at") or 0):
+        elif CLOCK.time() < float(record.meta.get("ready_at") or 0):
             delivery = {"kind": "preparing", "reason": record.meta.get("preparing_reason", "rendition")}
         else:
             delivery = {

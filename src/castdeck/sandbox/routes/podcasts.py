@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from starlette.requests import Request
@@ -11,6 +10,7 @@ from starlette.responses import Response
 from castdeck.api.models import ListQuery, Podcast, PodcastAnalytics, PodcastCreate, PodcastUpdate
 
 from .. import seed_content
+from ..clock import CLOCK
 from ..db import Database, Org, Record
 from ..problems import field_problem
 from ..routing import route
@@ -201,4 +201,4 @@ def _recent_downloads(record: Record, lag: float = 0.0) -> tuple[int, int]:
 def days_since(stamp: str | None) -> float:
     if not stamp:
         return 0.0
-    return max(0.0, (datetime.now(UTC) - parse_iso(stamp)).total_seconds() / 86400)
+    return max(0.0, (CLOCK.now() - parse_iso(stamp)).total_seconds() / 86400)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,6 +21,7 @@ from castdeck.api.models import (
     signature_matches,
 )
 
+from ..clock import CLOCK
 from ..db import Record
 from ..problems import ApiProblem
 from ..routing import route
@@ -152,7 +152,7 @@ async def reserve_upload(request: Request) -> Response:
             "size_bytes": payload.size_bytes,
             "file_name": payload.file_name,
             # rounded up: a slot lives at least its lifetime (whole seconds in the signed address)
-            "expires": math.ceil(time.time()) + sandbox.settings.upload_slot_lifetime,
+            "expires": math.ceil(CLOCK.time()) + sandbox.settings.upload_slot_lifetime,
             "prepare_visuals": payload.prepare_visuals,
         }
     }
@@ -193,7 +193,7 @@ async def complete_upload(request: Request) -> Response:
             "The file is still being uploaded to this slot; complete the upload once the transfer has finished.",
             recovery={"action": "retry"},
         )
-    if int(upload.get("expires", 0)) < time.time():
+    if int(upload.get("expires", 0)) < CLOCK.time():
         raise ApiProblem(
             422,
             "The upload slot expired; reserve a new slot and upload the file again.",
