@@ -19,6 +19,7 @@ import httpx
 from PIL import Image
 from PySide6.QtCore import QAbstractEventDispatcher
 
+from castdeck.api.clock import SYSTEM_CLOCK, Clock
 from tests import media_child
 from tests.conftest import wait_for
 
@@ -154,16 +155,47 @@ def upload_source(
     return wait_source(api, record["id"]) if wait else record
 
 
+# --- clocks the tests give the app -------------------------------------------------------------------------------
+
+
+class FastClock:
+    """The app's time running ``rate`` times as fast as the machine's, from now on (as the sandbox's
+    ``--speed`` runs its work): a wait the app decides of N seconds (a poll's hint, the reconnection
+    probe's delay, a retry's backoff) takes N / ``rate`` seconds, and the app reads that N seconds
+    passed. For tests of waits between requests; a test that compares the app's time with the
+    sandbox's (a slot's expiry) moves both with ``castdeck.sandbox.clock.Clock`` instead."""
+
+    def __init__(self, rate: float = 50.0) -> None:
+        self.rate = rate
+        self._monotonic = time.monotonic()
+        self._time = time.time()
+
+    def _passed(self) -> float:
+        return (time.monotonic() - self._monotonic) * self.rate
+
+    def monotonic(self) -> float:
+        return self._monotonic + self._passed()
+
+    def time(self) -> float:
+        return self._time + self._passed()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(max(0.0, seconds) / self.rate)
+
+
 # --- a recording transport: real HTTP, every request and answer noted -------------------------------------------
 
 
 class Recorder(httpx.AsyncHTTPTransport):
-    """A real httpx transport that notes what goes on the wire (and can hold the first request back)."""
+    """A real httpx transport that notes what goes on the wire. ``before_first`` runs before the
+    first request goes out (a test moves the server's time there: the request reaches it late)."""
 
-    def __init__(self, *, hold_first: float = 0.0) -> None:
+    def __init__(self, *, before_first: Callable[[], Any] | None = None, clock: Clock = SYSTEM_CLOCK) -> None:
+        """``clock``: the client's, whose time ``sent`` and ``received`` are noted in."""
         super().__init__()
         self.events: list[dict[str, Any]] = []
-        self.hold_first = hold_first
+        self.before_first = before_first
+        self.clock = clock
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         entry: dict[str, Any] = {
@@ -171,18 +203,18 @@ class Recorder(httpx.AsyncHTTPTransport):
             "url": str(request.url),
             "path": request.url.path,
             "headers": dict(request.headers),
-            "sent": time.monotonic(),
+            "sent": self.clock.monotonic(),
         }
         self.events.append(entry)
-        if self.hold_first and len(self.events) == 1:
-            await asyncio.sleep(self.hold_first)  # a slow network: the request reaches the server late
+        if self.before_first is not None and len(self.events) == 1:
+            self.before_first()
         try:
             response = await super().handle_async_request(request)
         except Exception as exc:
             entry["error"] = exc
             raise
         entry["status"] = response.status_code
-        entry["received"] = time.monotonic()
+        entry["received"] = self.clock.monotonic()
         entry["response_headers"] = dict(response.headers)
         return response
 

@@ -28,6 +28,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from castdeck.api import CastdeckError, Client
+from castdeck.api.clock import SYSTEM_CLOCK, Clock
 from castdeck.failures import display, start_failed
 from castdeck.services import settings_later
 from castdeck.services.background import Background
@@ -99,13 +100,16 @@ class CastdeckApp:
         *,
         client_factory: Callable[[str, str], Client] | None = None,
         early: EarlyWindow | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         """``client_factory(base_url, api_key)`` makes each session's client (the default: the
         client with its usual timeouts and retries). ``early``: the early window already shown
-        (:mod:`castdeck.startup`), which the real window replaces once its list has rows."""
+        (:mod:`castdeck.startup`), which the real window replaces once its list has rows.
+        ``clock``: the sessions' time (a factory's clients should be given the same one)."""
         self.args = args
         self.data_dir = data_dir
         self.client_factory = client_factory
+        self.clock = clock
         self.cache: Cache | None = None  # opened by open(): a file it cannot use is said in words
         self.profiles = ProfileStore()
         self.keys = KeyStore()
@@ -284,7 +288,11 @@ class CastdeckApp:
         Raises :class:`StoreError` when those files cannot be used (nothing is left open then)."""
         assert self.cache is not None
         session = Session(
-            connection.profile, connection.api_key, self.cache, client_factory=self.client_factory
+            connection.profile,
+            connection.api_key,
+            self.cache,
+            client_factory=self.client_factory,
+            clock=self.clock,
         )
         try:
             background = Background(session, self.data_dir / "background")

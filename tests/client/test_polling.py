@@ -1,10 +1,12 @@
 """Polling helpers against the sandbox: hints honoured, a local deadline that cancels nothing,
-and faults (``--chaos``) waited out."""
+and faults (``--chaos``) waited out.
+
+The client's time runs ten times as fast as the machine's (tests.helpers.FastClock): the sandbox's
+hints (a second at least) are honoured in it, and the requests' times are noted in it."""
 
 from __future__ import annotations
 
 import itertools
-import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -16,8 +18,9 @@ from castdeck.api.errors import parse_retry_after
 from castdeck.api.models import Episode, MediaStatus
 from castdeck.api.polling import StillRunning
 from tests.conftest import DEMO_KEY, RunningSandbox
-from tests.helpers import Recorder
+from tests.helpers import FastClock, Recorder
 
+RATE = 10.0
 PROMPT = "A friendly one-minute chat about lighthouses and their keepers."
 
 
@@ -43,23 +46,26 @@ def assert_hints_honoured(polls: list[dict[str, Any]], hint: Callable[[dict[str,
 async def test_episode_wait_honours_retry_after_and_deadline(
     sandbox_factory: Callable[..., RunningSandbox],
 ) -> None:
-    sb = sandbox_factory("--speed", "5", "--workers", "2", "--no-seed-media")
-    recorder = Recorder()
-    async with Client(sb.base_url, DEMO_KEY, http_transport=recorder) as client:
+    sb = sandbox_factory("--speed", "50", "--workers", "2", "--no-seed-media")
+    clock = FastClock(RATE)
+    recorder = Recorder(clock=clock)
+    async with Client(sb.base_url, DEMO_KEY, http_transport=recorder, clock=clock) as client:
         episode_id = await start_episode(client)
+        recorder.events.clear()
 
-        # a tiny deadline: StillRunning, with the last observation, and nothing is cancelled
-        started = time.monotonic()
+        # a tiny deadline: StillRunning, with the last observation, and nothing is cancelled; the
+        # next poll the hint allows would come after the deadline, so none is made
         with pytest.raises(StillRunning) as caught:
             await client.episodes.wait(episode_id, timeout=0.3)
-        assert time.monotonic() - started < 1.5
+        assert len(recorder.calls("GET", f"/v1/episodes/{episode_id}")) == 1
+        assert caught.value.waited >= 0.3  # and it waited up to the deadline, never less
         assert "still running" in str(caught.value) and "cancel" not in str(caught.value).lower()
         last = caught.value.last
         assert isinstance(last, Episode) and last.generation and last.generation.state == "generating"
 
         recorder.events.clear()
         seen: list[Episode] = []
-        done = await client.episodes.wait(episode_id, timeout=60, on_update=seen.append)
+        done = await client.episodes.wait(episode_id, timeout=60 * RATE, on_update=seen.append)
     assert done.generation is not None and done.generation.state == "completed", done
     assert done.audio_url
     polls = recorder.calls("GET", f"/v1/episodes/{episode_id}")
@@ -71,12 +77,13 @@ async def test_episode_wait_honours_retry_after_and_deadline(
 
 @pytest.mark.asyncio
 async def test_media_wait_honours_poll_after_seconds(sandbox_factory: Callable[..., RunningSandbox]) -> None:
-    sb = sandbox_factory("--speed", "5", "--workers", "2", "--no-seed-media")
-    recorder = Recorder()
-    async with Client(sb.base_url, DEMO_KEY, http_transport=recorder) as client:
+    sb = sandbox_factory("--speed", "50", "--workers", "2", "--no-seed-media")
+    clock = FastClock(RATE)
+    recorder = Recorder(clock=clock)
+    async with Client(sb.base_url, DEMO_KEY, http_transport=recorder, clock=clock) as client:
         accepted = await client.shorts.create(prompt="Why tides come twice a day, in one short clip.")
         seen: list[MediaStatus] = []
-        final = await client.shorts.wait(accepted.data.id, timeout=60, on_update=seen.append)
+        final = await client.shorts.wait(accepted.data.id, timeout=60 * RATE, on_update=seen.append)
     assert final.status == "completed", final
     assert seen[-1] is final and all(s.status == "generating" for s in seen[:-1])
     polls = recorder.calls("GET", f"/v1/shorts/{accepted.data.id}/status")
@@ -99,12 +106,15 @@ async def test_waits_get_through_chaos(sandbox_factory: Callable[..., RunningSan
         episode_id = await start_episode(starter)
         short = await starter.shorts.create(prompt="Lighthouse lenses, explained quickly.")
     # the waiting client does not retry by itself: the poll loop has to wait out every fault
-    recorder = Recorder()
-    async with Client(sb.base_url, DEMO_KEY, max_retries=0, timeout=5, http_transport=recorder) as client:
+    clock = FastClock(RATE)
+    recorder = Recorder(clock=clock)
+    async with Client(
+        sb.base_url, DEMO_KEY, max_retries=0, timeout=5, http_transport=recorder, clock=clock
+    ) as client:
         episodes: list[Episode] = []
-        episode = await client.episodes.wait(episode_id, timeout=45, on_update=episodes.append)
+        episode = await client.episodes.wait(episode_id, timeout=45 * RATE, on_update=episodes.append)
         statuses: list[MediaStatus] = []
-        status = await client.shorts.wait(short.data.id, timeout=45, on_update=statuses.append)
+        status = await client.shorts.wait(short.data.id, timeout=45 * RATE, on_update=statuses.append)
     assert episode.generation and episode.generation.state == "completed"
     assert status.status == "completed"
     faults = [e for e in recorder.events if "error" in e or e.get("status", 200) >= 400]
@@ -114,10 +124,10 @@ async def test_waits_get_through_chaos(sandbox_factory: Callable[..., RunningSan
 
 @pytest.mark.asyncio
 async def test_other_errors_end_the_wait_at_once(sandbox: RunningSandbox) -> None:
-    async with Client(sandbox.base_url, DEMO_KEY) as client:
-        started = time.monotonic()
+    recorder = Recorder()
+    async with Client(sandbox.base_url, DEMO_KEY, http_transport=recorder) as client:
         with pytest.raises(NotFoundError):
             await client.episodes.wait(str(uuid.uuid4()), timeout=30)
         with pytest.raises(NotFoundError):
             await client.videos.wait(str(uuid.uuid4()), timeout=30)
-        assert time.monotonic() - started < 5
+    assert [e["status"] for e in recorder.events] == [404, 404]  # one request each: nothing waited out

@@ -19,6 +19,7 @@ import pytest
 from castdeck.api import APIConnectionError, ApiError, Client, NotFoundError, UploadError
 from castdeck.api.models.limits import MAX_UPLOAD_BYTES
 from castdeck.api.uploads import MAX_IMAGE_BYTES, download_to
+from castdeck.sandbox.clock import Clock as OffsetClock
 from tests.conftest import DEMO_KEY, RunningSandbox
 from tests.helpers import Recorder, image_bytes, mp3_bytes, office_bytes, pdf_bytes
 
@@ -206,13 +207,18 @@ async def test_expired_slots_are_replaced_by_fresh_ones(
     sb = sandbox_factory("--speed", "50", "--upload-slot-lifetime", "1", "--no-seed-media")
     path = tmp_path / "story.md"
     path.write_bytes(b"# A story\n\nOnce upon a tide.\n" * 100)
+    clock = OffsetClock()  # the client's time, moved with the sandbox's: a slot's second passes at once
+
+    def later(seconds: float) -> None:
+        clock.advance(seconds)
+        sb.advance(seconds)
 
     # 1. the slot expires before sending (the caller's progress callback holds the start back)
     async def slow_start(sent: int, total: int) -> None:
         if sent == 0:
-            await asyncio.sleep(2.2)
+            later(2.2)
 
-    client, api, signed = recorded_client(sb.base_url)
+    client, api, signed = recorded_client(sb.base_url, clock=clock)
     async with client:
         source = await client.sources.upload(path, title="expired before sending", progress=slow_start)
         assert await wait_source(client, source.id) == "completed"
@@ -222,7 +228,9 @@ async def test_expired_slots_are_replaced_by_fresh_ones(
         assert [s.id for s in await sources_titled(client, "expired before sending")] == [source.id]
 
     # 2. the request reaches the signed address after expiry: a real 403, then a fresh slot
-    client, api, signed = recorded_client(sb.base_url, signed=Recorder(hold_first=2.2))
+    client, api, signed = recorded_client(
+        sb.base_url, signed=Recorder(before_first=lambda: later(2.2)), clock=clock
+    )
     async with client:
         source = await client.sources.upload(path, title="refused with 403")
         assert [p["status"] for p in signed.calls("PUT")] == [403, 200]
@@ -232,9 +240,9 @@ async def test_expired_slots_are_replaced_by_fresh_ones(
     # 3. the bytes arrive in time but completion comes after expiry (422): a fresh slot again
     async def slow_end(sent: int, total: int) -> None:
         if sent == total:
-            await asyncio.sleep(2.2)
+            later(2.2)
 
-    client, api, signed = recorded_client(sb.base_url)
+    client, api, signed = recorded_client(sb.base_url, clock=clock)
     async with client:
         source = await client.sources.upload(path, title="completed too late", progress=slow_end)
         completions = api.calls("POST", "/complete-upload")
@@ -479,7 +487,7 @@ async def test_download_a_finished_video_from_the_sandbox(sandbox: RunningSandbo
                 deliveries = [(await media.download(media_id)).delivery for media_id in done]
                 available += [d for d in deliveries if d.kind == "available"]
             if not available:
-                await asyncio.sleep(0.5)
+                await asyncio.sleep(0.1)
         assert available, "no finished media became downloadable"
         delivery = available[0]
         assert delivery.url

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from castdeck.api import Client
+from castdeck.api.clock import SYSTEM_CLOCK, Clock
 from castdeck.api.models import Host, Podcast
 from castdeck.services.background import Background
 from castdeck.services.profiles import Profile
@@ -35,15 +36,21 @@ from tests.gui.conftest import until
 
 
 async def session_through(
-    base_url: str, cache: Cache, transport: httpx.AsyncBaseTransport, *, signed_too: bool = False
+    base_url: str,
+    cache: Cache,
+    transport: httpx.AsyncBaseTransport,
+    *,
+    signed_too: bool = False,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> Session:
     """A started session whose API requests (and signed-address requests with ``signed_too``) go
-    through ``transport``; the client's own retries are off, so every resend is the app's under test."""
+    through ``transport``; the client's own retries are off, so every resend is the app's under test.
+    ``clock``: the session's and its client's time (a test's own, to move it forward)."""
     session = Session(
-        Profile("Sandbox", base_url, sandbox=True), DEMO_KEY, cache,
+        Profile("Sandbox", base_url, sandbox=True), DEMO_KEY, cache, clock=clock,
         client_factory=lambda url, key: Client(
             url, key, timeout=20.0, max_retries=0, http_transport=transport,
-            signed_transport=transport if signed_too else None,
+            signed_transport=transport if signed_too else None, clock=clock,
         ),
     )  # fmt: skip
     await session.start()

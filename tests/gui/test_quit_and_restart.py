@@ -19,7 +19,7 @@ from castdeck.services.session import ConnectionState
 from castdeck.services.uploads import CONCURRENCY_KEY
 from tests.gui.conftest import until
 from tests.gui.helpers import drop_on
-from tests.helpers import Line
+from tests.helpers import FastClock, Line
 
 DOCUMENTS = 4
 MIB = 24
@@ -39,15 +39,23 @@ def documents(root: Path, tag: str) -> Path:
     return folder
 
 
+CLOCK = FastClock(10)
+"""The app's time in this test, ten times as fast as the machine's, across both starts: the
+service's hints (a second at least between polls) are honoured in it."""
+
+
 async def start_app(
     qtbot: QtBot, args: argparse.Namespace, data: Path, line: Line | None = None
 ) -> tuple[CastdeckApp, Background]:
     """The app as ``castdeck --sandbox`` starts it; with ``line``, every request it makes (to the
     service and to signed addresses) goes through that line."""
-    factory = None
-    if line is not None:
-        factory = lambda url, key: Client(url, key, timeout=20.0, http_transport=line, signed_transport=line)  # noqa: E731
-    app = CastdeckApp(args, data, client_factory=factory)
+
+    def factory(url: str, key: str) -> Client:
+        if line is None:
+            return Client(url, key, timeout=20.0, max_retries=2, clock=CLOCK)
+        return Client(url, key, timeout=20.0, http_transport=line, signed_transport=line, clock=CLOCK)
+
+    app = CastdeckApp(args, data, client_factory=factory, clock=CLOCK)
     assert await app.open()
     assert app.window is not None and app.session is not None and app.background is not None
     qtbot.addWidget(app.window)

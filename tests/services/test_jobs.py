@@ -3,10 +3,8 @@ a restart mid-way, the local deadline and "check again", and a pause while the s
 
 from __future__ import annotations
 
-import asyncio
 import json
 import socket
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +14,7 @@ import pytest
 import pytest_asyncio
 
 from castdeck.api import Client
+from castdeck.api.clock import Clock
 from castdeck.api.errors import parse_retry_after
 from castdeck.services.jobs import Job, JobTracker, still_running_text
 from castdeck.services.profiles import Profile
@@ -24,9 +23,13 @@ from castdeck.store.cache import Cache
 from castdeck.store.jobs import JobStore
 from tests.conftest import DEMO_KEY, RunningSandbox
 from tests.gui.conftest import settle, until
+from tests.helpers import FastClock
 
 FAIL = "[sandbox:fail]"
 INTERVAL = 1.0  # the tracker's poll interval without a hint (5 s in the app; shorter for speed)
+RATE = 10.0
+"""The app's time in these tests runs this many times as fast as the machine's (tests.helpers.FastClock):
+the service's hints (a second at least) and the probe's delays are honoured in the app's time."""
 
 
 @dataclass
@@ -41,12 +44,14 @@ class Seen:
 
 @dataclass
 class CountingTransport(httpx.AsyncBaseTransport):
+    clock: Clock = field(default_factory=lambda: FastClock(RATE))
+    """The session's clock: what is counted is when requests left and came back in the app's time."""
     inner: httpx.AsyncBaseTransport = field(default_factory=httpx.AsyncHTTPTransport)
     seen: list[Seen] = field(default_factory=list)
     attempts: list[tuple[str, str, float]] = field(default_factory=list)  # answered or not
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        sent = time.monotonic()
+        sent = self.clock.monotonic()
         self.attempts.append((request.method, request.url.path, sent))
         response = await self.inner.handle_async_request(request)
         body = await response.aread()
@@ -57,7 +62,7 @@ class CountingTransport(httpx.AsyncBaseTransport):
                 hints.append(float(data["poll_after_seconds"]))
         given = [h for h in hints if h]
         self.seen.append(
-            Seen(request.method, request.url.path, sent, time.monotonic(), response.status_code,
+            Seen(request.method, request.url.path, sent, self.clock.monotonic(), response.status_code,
                  max(given) if given else None)
         )  # fmt: skip
         headers = [
@@ -85,7 +90,10 @@ async def counting_session(base_url: str, cache: Cache) -> tuple[Session, Counti
         Profile("Sandbox", base_url, sandbox=True),
         DEMO_KEY,
         cache,
-        client_factory=lambda url, key: Client(url, key, max_retries=0, http_transport=counter),
+        clock=counter.clock,
+        client_factory=lambda url, key: Client(
+            url, key, max_retries=0, http_transport=counter, clock=counter.clock
+        ),
     )
     await session.start()
     return session, counter
@@ -128,7 +136,7 @@ async def start_episode(session: Session, prompt: str) -> tuple[str, float | Non
         podcast_id=await demo_podcast_id(session), prompt=prompt, render=False,
         options={"episode_length_minutes": 1},
     )  # fmt: skip
-    return accepted.data.id, accepted.retry_after, time.monotonic()
+    return accepted.data.id, accepted.retry_after, session.clock.monotonic()
 
 
 @pytest.mark.asyncio
@@ -210,7 +218,7 @@ async def test_tracking_resumes_after_a_restart(
     episode_id, retry_after, _ = await start_episode(session, "How lighthouses were kept lit.")
     first = JobTracker(session, store, default_interval=INTERVAL)
     first.track("episode", episode_id, title="Lighthouses", first_poll_after=retry_after)
-    await asyncio.sleep(0.3)
+    await first.flush()  # stored; its first poll waits for the hint
     await first.close()  # the app quits mid-way (its writes land on disk first)
     assert first.following == 0
     left = store.list("Sandbox", active_only=True)
@@ -297,7 +305,7 @@ async def test_pauses_while_offline_and_completes_after_return(
 ) -> None:
     port = free_port()
     data = tmp_path / "service"
-    service = sandbox_factory("--port", str(port), "--speed", "50", data_dir=data)
+    service = sandbox_factory("--port", str(port), "--speed", "50", "--no-seed-media", data_dir=data)
     session, counter = await counting_session(service.base_url, cache)
     episode_id, retry_after, _ = await start_episode(session, "Why ships ring bells in the fog.")
     tracker = JobTracker(session, store, default_interval=INTERVAL)
@@ -313,7 +321,9 @@ async def test_pauses_while_offline_and_completes_after_return(
     assert all(path == "/v1/account" for _, path, _ in while_offline), while_offline  # the session's probe
     assert tracker.following == 1 and store.get("Sandbox", "episode", episode_id).state == "running"  # type: ignore[union-attr]
 
-    sandbox_factory("--port", str(port), "--speed", "50", data_dir=data)  # the service returns
+    sandbox_factory(
+        "--port", str(port), "--speed", "50", "--no-seed-media", data_dir=data
+    )  # the service returns
     await until(lambda: session.state is ConnectionState.ONLINE, timeout=40)
     await until(lambda: finished, timeout=120)
     assert finished[0].state == "completed"

@@ -22,6 +22,7 @@ import pytest
 import pytest_asyncio
 
 from castdeck.api.models import Source
+from castdeck.sandbox.clock import Clock as OffsetClock
 from castdeck.services.session import Session
 from castdeck.services.uploads import MAX_DROP_FILES, UploadQueue
 from castdeck.store.cache import Cache
@@ -67,6 +68,7 @@ class Wire(httpx.AsyncBaseTransport):
 
     ``put_delay``: seconds slept before each chunk of a PUT body goes out (a slow line).
     ``hold``: (method, path suffix) -> seconds the request waits before it is forwarded.
+    ``before``: (method, path suffix) -> what runs once before such a request is forwarded.
     ``lose_answer``: (method, suffix) whose next request reaches the service but whose answer is lost.
     ``put_faults``: what the next PUTs get instead of reaching the slot ("timeout", "reset" or a status).
     ``answer``: (method, suffix) -> (status, problem detail) answered instead of the service, once.
@@ -80,6 +82,7 @@ class Wire(httpx.AsyncBaseTransport):
         self.in_flight = 0
         self.max_in_flight = 0
         self.hold: dict[tuple[str, str], float] = {}
+        self.before: dict[tuple[str, str], Callable[[], Any]] = {}
         self.lose_answer: set[tuple[str, str]] = set()
         self.put_faults: list[str | int] = []
         self.answer: dict[tuple[str, str], tuple[int, str]] = {}
@@ -97,6 +100,9 @@ class Wire(httpx.AsyncBaseTransport):
         held = self._find(request, self.hold)
         if held is not None:
             await asyncio.sleep(self.hold.pop(held))
+        first = self._find(request, self.before)
+        if first is not None:
+            self.before.pop(first)()
         self.counts[(request.method, path)] += 1
         if request.method == "PUT" and self.put_faults:
             fault = self.put_faults.pop(0)
@@ -374,13 +380,19 @@ async def test_expired_slots_are_replaced_and_the_bytes_go_once_to_the_final_slo
 ) -> None:
     sb = sandbox_factory("--speed", "50", "--upload-slot-lifetime", "2", "--no-seed-media")
     wire = Wire()
-    session = await session_through(sb.base_url, cache, wire, signed_too=True)
+    clock = OffsetClock()  # the app's time, moved with the sandbox's: a slot's two seconds pass at once
+
+    def later(seconds: float) -> None:
+        clock.advance(seconds)
+        sb.advance(seconds)
+
+    session = await session_through(sb.base_url, cache, wire, signed_too=True, clock=clock)
     queue = UploadQueue(session, store, concurrency=1, chunk_size=8 * KiB)
     done = uploaded(queue)
     title = f"expiry {uuid.uuid4().hex[:8]}"
 
     # 1. the PUT reaches the signed address after the slot expired: 403, then a fresh slot by itself
-    wire.hold[("PUT", "")] = 3.2
+    wire.before[("PUT", "")] = lambda: later(3.2)
     await queue.add_paths([text_file(tmp_path / "late.txt", 16 * KiB)], title=title)
     await until(lambda: len(done) == 1, timeout=60)
     puts = [s for s in wire.statuses if s[0] == "PUT"]
@@ -397,7 +409,7 @@ async def test_expired_slots_are_replaced_and_the_bytes_go_once_to_the_final_slo
     await until(lambda: queue.item(two.id).sent > 0)  # type: ignore[union-attr]
     stale = queue.item(two.id).source_id  # type: ignore[union-attr]
     queue.pause(two.id)
-    await asyncio.sleep(3.2)
+    later(3.2)
     wire.put_delay = 0.0
     queue.resume(two.id)
     await until(lambda: len(done) == 2, timeout=60)
@@ -421,7 +433,7 @@ async def until_status(session: Session, source_id: str, wanted: str) -> None:
     while time.monotonic() < deadline:
         if await source_status(session, source_id) == wanted:
             return
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(0.05)
     raise AssertionError(f"{source_id} never became {wanted}")
 
 

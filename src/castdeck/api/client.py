@@ -15,6 +15,7 @@ from types import TracebackType
 import httpx
 
 from .budget import RequestBudget
+from .clock import SYSTEM_CLOCK, Clock
 from .network_thread import NetworkThread
 from .resources import (
     AccountResource,
@@ -46,9 +47,11 @@ class Client:
         signed_transport: httpx.AsyncBaseTransport | None = None,
         budget: RequestBudget | None = None,
         network_thread: bool = False,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         """``network_thread``: send the service's requests from a thread of the client's own (the
-        app's UI loop then does none of httpx's work; see :mod:`castdeck.api.network_thread`)."""
+        app's UI loop then does none of httpx's work; see :mod:`castdeck.api.network_thread`).
+        ``clock``: where every wait the client decides is read from (tests move one themselves)."""
         self.transport = Transport(
             base_url,
             api_key,
@@ -58,6 +61,7 @@ class Client:
             signed_transport=signed_transport,
             budget=budget,
             network=NetworkThread() if network_thread else None,
+            clock=clock,
         )
         self.account = AccountResource(self)
         self.podcasts = PodcastsResource(self)

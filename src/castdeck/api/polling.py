@@ -18,13 +18,13 @@ from __future__ import annotations
 import asyncio
 import inspect
 import random
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from .budget import RequestBudget
+from .clock import SYSTEM_CLOCK, Clock, sleep_until
 from .errors import CastdeckError, is_transient
 from .models import Episode, MediaStatus
 from .response import ApiResponse
@@ -108,13 +108,6 @@ def poll_hint(response: ApiResponse[Any]) -> float | None:
     return min(max(hints), MAX_POLL_INTERVAL) if hints else None
 
 
-async def sleep_until(moment: float) -> None:
-    """Sleep until ``time.monotonic()`` reaches ``moment``: never earlier (some loops' timers, Qt's
-    coarse ones among them, may fire a few percent early)."""
-    while (left := moment - time.monotonic()) > 0:  # noqa: ASYNC110 - a timer, not a condition
-        await asyncio.sleep(left + 0.001)
-
-
 def spread(delay: float) -> float:
     """A little later than the hint, at random (up to 10 %, at most a second): jobs started together
     would otherwise all poll in the same instant, and their answers arrive in one burst."""
@@ -143,6 +136,7 @@ async def poll(
     on_schedule: Callable[[float], Any] | None = None,
     default_interval: float = DEFAULT_POLL_INTERVAL,
     jitter: bool = False,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> T:
     """Poll ``fetch`` until ``running(observation)`` is false; returns that last observation.
 
@@ -150,27 +144,28 @@ async def poll(
     ``ready``: awaited before every poll (the app pauses while the service cannot be reached).
     ``on_update(observation)`` hears every answer, ``on_schedule(seconds)`` every wait decided
     before the next poll (the tracker stores it, so a restart honours it too); both may be
-    coroutine functions. ``jitter`` adds up to 10 % to each wait (never less than asked).
+    coroutine functions. ``jitter`` adds up to 10 % to each wait (never less than asked). Every
+    wait is read from ``clock``.
     """
-    started = time.monotonic()
+    started = clock.monotonic()
     deadline = started + max(0.0, timeout)
     last: T | None = None
     last_error: BaseException | None = None
     faults = 0
 
     def still_running() -> StillRunning:
-        return StillRunning(what, waited=time.monotonic() - started, last=last, last_error=last_error)
+        return StillRunning(what, waited=clock.monotonic() - started, last=last, last_error=last_error)
 
     delay = max(0.0, first_delay)
     while True:
-        due = time.monotonic() + delay
+        due = clock.monotonic() + delay
         if due >= deadline:
-            await sleep_until(deadline)  # the next poll would come after the deadline
+            await sleep_until(deadline, clock)  # the next poll would come after the deadline
             raise still_running()
         await _call(on_schedule, delay)
-        await sleep_until(due)
+        await sleep_until(due, clock)
         try:
-            async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
+            async with asyncio.timeout(max(0.0, deadline - clock.monotonic())):
                 if ready is not None:
                     await ready()
                 if budget is not None:

@@ -22,6 +22,7 @@ import httpx
 from . import wire_json
 from .addresses import redirect_target, web_address
 from .budget import RequestBudget
+from .clock import SYSTEM_CLOCK, Clock
 from .errors import (
     APIConnectionError,
     APITimeoutError,
@@ -142,6 +143,7 @@ class Transport:
         signed_transport: httpx.AsyncBaseTransport | None = None,
         budget: RequestBudget | None = None,
         network: NetworkThread | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         parsed = urlsplit(base_url)
         if parsed.scheme not in ("https", "http") or not parsed.hostname:
@@ -157,6 +159,8 @@ class Transport:
         self.origin = origin_of(self.base_url)
         self._api_key = api_key
         self.policy = RetryPolicy(max_retries=max(0, max_retries))
+        self.clock = clock
+        """Every wait the client decides (retries, polls, a slot's expiry) is read from it."""
         self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
         # Only encodings this module decodes itself (bounded); see _decode.
         headers = {"User-Agent": USER_AGENT, "Accept": "application/json", "Accept-Encoding": "gzip, deflate"}
@@ -302,7 +306,7 @@ class Transport:
                 raise self._scrub_error(error) from None
             except APIConnectionError:
                 if retryable and attempt < self.policy.max_retries and not self.closed:
-                    await asyncio.sleep(self.policy.delay(attempt))
+                    await self.clock.sleep(self.policy.delay(attempt))
                     attempt += 1
                     continue
                 raise
@@ -315,7 +319,7 @@ class Transport:
                     and attempt < self.policy.max_retries
                     and self.policy.should_retry_status(response.status, retry_after)
                 ):
-                    await asyncio.sleep(self.policy.delay(attempt, retry_after))
+                    await self.clock.sleep(self.policy.delay(attempt, retry_after))
                     attempt += 1
                     continue
                 raise error_from_response(response.status, self._scrub(response.content), response.headers)

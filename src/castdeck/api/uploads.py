@@ -344,8 +344,9 @@ class SlotExpired(Exception):
     """
 
 
-def slot_expired(expires_at: str | None) -> bool:
-    """Whether a slot's ``expires_at`` (ISO 8601) has passed; unknown or unreadable: not expired."""
+def slot_expired(expires_at: str | None, now: float | None = None) -> bool:
+    """Whether a slot's ``expires_at`` (ISO 8601) has passed at ``now`` (seconds since the epoch;
+    the machine's time when not given); unknown or unreadable: not expired."""
     if not expires_at:
         return False
     try:
@@ -354,7 +355,8 @@ def slot_expired(expires_at: str | None) -> bool:
         return False
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return datetime.now(UTC) >= when
+    moment = datetime.now(UTC) if now is None else datetime.fromtimestamp(now, UTC)
+    return moment >= when
 
 
 def _upload_timeout(transport: Transport) -> httpx.Timeout:
@@ -394,7 +396,7 @@ async def _send_file(
     chunk_size: int,
 ) -> None:
     await progress.report(0)
-    if slot_expired(slot.expires_at):
+    if slot_expired(slot.expires_at, transport.clock.time()):
         raise SlotExpired
     # Exactly the reservation's headers, plus the length: never chunked, never credentials.
     headers = {
@@ -441,7 +443,7 @@ async def complete_upload(transport: Transport, source_id: str) -> Source:
         except (APIConnectionError, RateLimitedError, ServerError, ConflictError) as exc:
             if attempt >= attempts:
                 raise
-            await asyncio.sleep(policy.delay(attempt, exc.retry_after))
+            await transport.clock.sleep(policy.delay(attempt, exc.retry_after))
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -480,7 +482,7 @@ async def upload_source(
             pass
         except UnprocessableError:
             # Completion after the slot's lifetime is refused: the bytes must go to a fresh slot.
-            if not slot_expired(reservation.upload.expires_at):
+            if not slot_expired(reservation.upload.expires_at, transport.clock.time()):
                 raise
         if fresh >= MAX_FRESH_SLOTS:
             raise UploadError(

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -159,7 +158,7 @@ class JobTracker(QObject):
         transaction as the accepted write, then hands it to :meth:`follow`)."""
         if kind not in JOB_KINDS:
             raise ValueError(f"unknown job kind {kind!r}")
-        now = time.time()
+        now = self.session.clock.time()
         delay = self.default_interval if first_poll_after is None else _hint(first_poll_after)
         return Job(
             self.profile, kind, resource_id, title=title, state="running", request_id=request_id,
@@ -185,7 +184,7 @@ class JobTracker(QObject):
         key = (job.kind, job.resource_id)
         if key in self._pollers:
             return self._jobs[key]
-        now = time.time()
+        now = self.session.clock.time()
         current = self._jobs.get(key) or job
         fresh = self._save(
             current.evolve(
@@ -213,7 +212,7 @@ class JobTracker(QObject):
         passed while the app was closed gets a fresh one; stored poll times are still honoured."""
         await self.load()
         resumed = []
-        now = time.time()
+        now = self.session.clock.time()
         for key, job in list(self._jobs.items()):
             if job.state != "running" or key in self._pollers or self._closed:
                 continue
@@ -314,7 +313,7 @@ class JobTracker(QObject):
         task.add_done_callback(self._writes.discard)
 
     def _save(self, job: Job, *, persist: bool = True, emit: bool = True) -> Job:
-        job = job.evolve(updated_at=time.time())
+        job = job.evolve(updated_at=self.session.clock.time())
         self._jobs[(job.kind, job.resource_id)] = job
         if persist:
             self._write(self.store.upsert, job)
@@ -352,7 +351,7 @@ class JobTracker(QObject):
         kind, resource_id = key
         while True:
             job = self._jobs[key]
-            now = time.time()
+            now = self.session.clock.time()
             try:
                 observed = await poll(
                     f"{kind} {resource_id}",
@@ -366,6 +365,7 @@ class JobTracker(QObject):
                     on_schedule=lambda delay: self._scheduled(key, delay),
                     default_interval=self.default_interval,
                     jitter=True,
+                    clock=self.session.clock,
                 )
             except StillRunning:
                 self._end(key, state="still_running")
@@ -412,7 +412,7 @@ class JobTracker(QObject):
     def _scheduled(self, key: tuple[str, str], delay: float) -> None:
         job = self._jobs.get(key)
         if job is not None and job.state == "running":
-            self._save(job.evolve(next_poll_at=time.time() + delay), emit=False)
+            self._save(job.evolve(next_poll_at=self.session.clock.time() + delay), emit=False)
 
 
 # --- what each kind polls, and what an observation means --------------------------------------------------

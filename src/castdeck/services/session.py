@@ -25,6 +25,7 @@ from castdeck.api import (
     ForbiddenError,
     UnauthorizedError,
 )
+from castdeck.api.clock import SYSTEM_CLOCK, Clock
 from castdeck.api.models import Account
 from castdeck.store.cache import Cache, CachedList
 
@@ -64,14 +65,19 @@ class Session(QObject):
         cache: Cache,
         *,
         client_factory: Callable[[str, str], Client] | None = None,
+        clock: Clock = SYSTEM_CLOCK,
         parent: QObject | None = None,
     ) -> None:
+        """``clock``: where the session and the work built on it (job polls, the reconnection
+        probe, upload slots) read the time; the default client reads it there too (a factory's
+        clients should be given the same one)."""
         super().__init__(parent)
         self.profile = profile
         self.cache = cache
+        self.clock = clock
         self._api_key = api_key
         self._client_factory = client_factory or (
-            lambda url, key: Client(url, key, timeout=20.0, max_retries=2)
+            lambda url, key: Client(url, key, timeout=20.0, max_retries=2, clock=clock)
         )
         self._client = self._client_factory(profile.base_url, api_key)
         self._state = ConnectionState.CONNECTING
@@ -82,7 +88,7 @@ class Session(QObject):
         self._balance_task: asyncio.Task[None] | None = None
         self._balance_again = False
         self._balance_read_at = -BALANCE_SPACING
-        """When the last read of the balance after writes started (the event loop's clock)."""
+        """When the last read of the balance after writes started (the session's clock, monotonic)."""
         self._disk = ThreadPoolExecutor(max_workers=1, thread_name_prefix="castdeck-cache")
         self._closed = False
 
@@ -176,13 +182,12 @@ class Session(QObject):
         self._balance_task = tasks.start(self._refresh_balance(), name="refresh balance")
 
     async def _refresh_balance(self) -> None:
-        loop = asyncio.get_running_loop()
         while True:
-            wait = self._balance_read_at + BALANCE_SPACING - loop.time()
+            wait = self._balance_read_at + BALANCE_SPACING - self.clock.monotonic()
             if wait > 0:
-                await asyncio.sleep(wait)  # the writes meanwhile are read with the same read
+                await self.clock.sleep(wait)  # the writes meanwhile are read with the same read
             self._balance_again = False
-            self._balance_read_at = loop.time()
+            self._balance_read_at = self.clock.monotonic()
             await self.refresh_account()
             if not self._balance_again or self._closed:
                 return
@@ -211,7 +216,7 @@ class Session(QObject):
     async def _probe_until_back(self) -> None:
         attempt = 0
         while not self._closed and self._state is ConnectionState.OFFLINE:
-            await asyncio.sleep(PROBE_DELAYS[min(attempt, len(PROBE_DELAYS) - 1)])
+            await self.clock.sleep(PROBE_DELAYS[min(attempt, len(PROBE_DELAYS) - 1)])
             attempt += 1
             # Any refusal keeps probing: a 5xx or a 429 from a service that is coming back must not
             # end the probe (nothing else would bring the app back online: its pollers wait for it).

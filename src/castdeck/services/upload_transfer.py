@@ -196,7 +196,7 @@ class TransferSteps:
         if (
             item.slot is not None
             and item.source_id is not None
-            and not slot_expired(item.slot.get("expires_at"))
+            and not slot_expired(item.slot.get("expires_at"), self._session.clock.time())
         ):
             return await self._set(item_id, state="uploading", sent=0, error=None)
         if item.source_id is not None:
@@ -305,7 +305,9 @@ class TransferSteps:
                 complete_upload(self._session.client.transport, item.source_id), write=True
             )
         except UnprocessableError as error:
-            if item.slot is not None and slot_expired(item.slot.get("expires_at")):
+            if item.slot is not None and slot_expired(
+                item.slot.get("expires_at"), self._session.clock.time()
+            ):
                 return None
             await self._fail(
                 item_id,

@@ -33,6 +33,7 @@ __all__ = ["MultimediaMissing", "available", "forget", "load", "missing", "requi
 
 log = logging.getLogger(__name__)
 
+
 class MultimediaMissing(RuntimeError):
     """QtMultimedia could not be loaded; the message says why and what to install."""
 

@@ -162,6 +162,7 @@ class EpisodesResource(Resource):
             timeout=timeout,
             budget=self._client.budget,
             on_update=on_update,
+            clock=self._client.transport.clock,
         )
 
     @cached_property

@@ -93,6 +93,7 @@ class MediaResource(Resource):
             timeout=timeout,
             budget=self._client.budget,
             on_update=on_update,
+            clock=self._client.transport.clock,
         )
 
     @cached_property
