@@ -177,7 +177,7 @@ async def test_a_real_signed_download_is_fetched_without_the_key(sandbox: Runnin
         while audio is None:  # the seeded episodes' audio is rendered in the background
             episodes = await client.episodes.list(limit=100).to_list()
             audio = next((e.audio_url for e in episodes if e.audio_url), None)
-            await asyncio.sleep(0 if audio else 0.5)
+            await asyncio.sleep(0 if audio else 0.1)
         assert "/files/" in audio and "signature=" in audio  # a signed address, outside the API
         got = await client.transport.send_signed("GET", audio)
         assert got.status == 200, got.content[:300]

@@ -171,7 +171,7 @@ async def poll(fetch: Callable[[], Awaitable[T]], done: Callable[[T], bool], tim
         if done(value):
             return value
         assert time.monotonic() < deadline, f"not done within {timeout} s: {value!r}"
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(0.05)
 
 
 async def collect(iterator: AsyncIterator[T]) -> list[T]:

@@ -24,7 +24,7 @@ async def first_with_audio(client: Client, timeout: float = 90.0) -> str:
         async for episode in client.episodes.list(limit=100):
             if episode.audio_url:
                 return str(episode.id)
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.1)
     raise AssertionError(f"no episode with audio after {timeout} s")
 
 

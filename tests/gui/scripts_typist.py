@@ -50,8 +50,7 @@ def say(*parts: object) -> None:
 async def type_forever(app: CastdeckApp, text: str) -> None:
     window = await until(lambda: app.window)
     pane = window.show_pane("Scripts")
-    await until(lambda: pane._activated)
-    await asyncio.sleep(0.2)
+    await until(lambda: pane._activated and not pane.work.pending())  # the drafts are read
     pane.new_item()
     await until(lambda: pane.draft is not None and pane.editor.isEnabled())
     pane.drafts.saved.connect(lambda draft: say("saved", len(draft.text), time.monotonic()))

@@ -67,7 +67,9 @@ def table_texts(table: object) -> list[list[str]]:
 def studio(sandbox_factory, monkeypatch: pytest.MonkeyPatch) -> RunningSandbox:
     """A sandbox of its own whose episodes have stopped changing (the seeded generations ended), as
     the environment's connection."""
-    running: RunningSandbox = sandbox_factory("--speed", "50")
+    running: RunningSandbox = sandbox_factory(
+        "--speed", "50", "--no-seed-media"
+    )  # no renders to queue behind
     api = running.client(DEMO_KEY)
 
     def settled() -> bool:

@@ -44,7 +44,7 @@ async def with_audio(session: Session, title: str, timeout: float = 60.0) -> Epi
             if episode.title == title and episode.audio_url:
                 return episode
         assert time.monotonic() < deadline, f"{title!r} has no audio after {timeout} s"
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.05)
 
 
 def link_targets(widget: QWidget) -> dict[str, str]:

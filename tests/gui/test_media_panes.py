@@ -119,7 +119,7 @@ async def retryable_job(pane: MediaPane) -> MediaJob:
     deadline = time.monotonic() + 120
     while (await resource.status(job_id)).status != "failed":
         assert time.monotonic() < deadline, "the doomed job never failed"
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(0.05)
     pane.refresh()
     await until(lambda: pane.model.row_of(job_id) >= 0)
     return pane.model.item(pane.model.row_of(job_id))
@@ -488,7 +488,7 @@ async def test_download_states_are_distinct(
         )
         if pane.deliveries[job_id].kind == "available":
             break
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.05)
     view = pane.download_view
     assert view is not None and view.kind == "available"
     assert view.link is not None and "Download the video file" in view.link.text()

@@ -106,9 +106,13 @@ def cell(
     return view.model.index(view.model.row_of(item.id), column).data(role)
 
 
-async def shown_later() -> None:
-    """Layouts and the coalesced totals line settle a few loop turns after a change."""
-    await asyncio.sleep(0.3)
+async def shown_later(view: UploadQueueView | None = None) -> None:
+    """Before a screenshot: the queue's coalesced totals line has been written (its timer no longer
+    waits) and the layouts that changed have been done (a few turns of the loop)."""
+    if view is not None:
+        await until(lambda: not view._refresh.isActive())
+    for _ in range(3):
+        await asyncio.sleep(0)
 
 
 # --- the Sources pane -------------------------------------------------------------------------------------
@@ -162,7 +166,7 @@ async def test_dropping_a_folder_uploads_the_good_files_and_refuses_the_rest(
         assert (await session.client.sources.get(source_id)).status == "completed"
 
     await quiet()
-    await shown_later()
+    await shown_later(view)
     shot(pane, "upload-queue-sources-finished")
     shot(view, "upload-queue-finished")
 

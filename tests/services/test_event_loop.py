@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -240,6 +241,15 @@ def test_closing_drops_what_waits_and_runs_nothing_more(qapp: QApplication) -> N
     assert seen == [] and loop.is_closed()
 
 
+async def until_ran(done: Callable[[], bool]) -> None:
+    """Turns of the loop until ``done()`` (the callbacks waiting run in them, a slice a turn)."""
+    for _ in range(10_000):
+        if done():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("the callbacks never ran")
+
+
 def test_callbacks_run_only_while_the_loop_runs(qapp: QApplication) -> None:
     """Qt's events are handled outside the loop's run too (qasync once more after
     run_until_complete; a test's processEvents): a callback still waiting then stays waiting
@@ -262,7 +272,7 @@ def test_callbacks_run_only_while_the_loop_runs(qapp: QApplication) -> None:
         outside = len(ran_in)
         qapp.processEvents()
         assert len(ran_in) == outside  # nothing ran outside the run
-        loop.run_until_complete(asyncio.sleep(0.2))
+        loop.run_until_complete(until_ran(lambda: len(ran_in) >= 101))
         assert len(ran_in) == 101 and all(running is loop for running in ran_in)
     finally:
         loop.close()

@@ -255,7 +255,7 @@ async def _drain(c: Creator, report: SoakReport) -> None:
             ids = {i.id for i in failed}
             await until(lambda ids=ids: all((i := queue.item(x)) is None or i.state != "failed" for x in ids),
                         "the failed uploads taken up again")  # fmt: skip
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(0.05)
     outbox = c.background.outbox
     await until(
         lambda: not any(e.unsent for e in outbox.entries()), "every kept request answered", timeout=DRAIN
