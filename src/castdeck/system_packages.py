@@ -285,17 +285,18 @@ def _run(command: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, env=env, check=False, timeout=1800)  # noqa: S603
 
 
-def _privilege(run: Runner, euid: int, probe: Probe) -> list[str] | None:
-    """How to run the package manager: directly as root, else ``sudo -n`` when it needs no password."""
+def _privilege(run: Runner, euid: int, probe: Probe) -> tuple[list[str] | None, str]:
+    """How to run the package manager: directly as root, else ``sudo -n`` when it needs no password;
+    None and why not otherwise."""
     if euid == 0:
-        return []
+        return [], ""
     if probe.which("sudo") is None:
-        return None
+        return None, "Not running as root, and sudo is not installed."
     try:
         ok = run(["sudo", "-n", "true"]).returncode == 0
     except (OSError, subprocess.SubprocessError):
-        return None
-    return ["sudo", "-n"] if ok else None
+        ok = False
+    return (["sudo", "-n"], "") if ok else (None, "Not running as root, and sudo asks for a password.")
 
 
 def _explain(needs: Sequence[Need], probe: Probe, reason: str) -> str:
@@ -329,9 +330,9 @@ def ensure(
         raise CannotInstall(
             _explain(absent, probe, "This system's package manager is not one Castdeck knows.")
         )
-    prefix = _privilege(run, os.geteuid() if euid is None else euid, probe)
+    prefix, why_not = _privilege(run, os.geteuid() if euid is None else euid, probe)
     if prefix is None:
-        raise CannotInstall(_explain(absent, probe, "Not running as root, and sudo asks for a password."))
+        raise CannotInstall(_explain(absent, probe, why_not))
     packages = _packages(absent, manager)
     say(f"castdeck: installing system packages: {' '.join(packages)} ({'sudo ' if prefix else ''}{manager})")
     if manager == "apt":

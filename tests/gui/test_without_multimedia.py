@@ -82,6 +82,28 @@ def in_agreement(window: MainWindow) -> str:
     return window.sidebar.item(row).text()
 
 
+def listen_button(pane: Any) -> QPushButton | None:
+    return next(
+        (
+            b
+            for b in pane.details.findChildren(QPushButton)
+            if b.accessibleName() == "Listen to the episode" and b.isVisible()
+        ),
+        None,
+    )
+
+
+async def episode_shown(
+    qtbot: QtBot, session: Session, background: Background, episode: Episode
+) -> tuple[Any, QPushButton]:
+    """The window on Episodes with ``episode`` in the details; its pane and its Listen button."""
+    window = await open_window(qtbot, session, background, "Episodes")
+    pane = window.pane("Episodes")
+    pane.reveal(str(episode.id))
+    await until(lambda: pane.details.value_of("Episode ID") == str(episode.id))
+    return pane, await until(lambda: listen_button(pane))
+
+
 def says_how_to_install(text: str) -> None:
     assert "could not be loaded" in text, text
     assert re.search(r"libpulse\.so\.0.*(apt-get|dnf) install -y (libpulse0|pulseaudio-libs)", text), text
@@ -133,17 +155,7 @@ async def test_without_qtmultimedia_the_listen_window_reads_searches_copies_and_
     no_multimedia: None, tmp_path: Path, shot: Any,
 ) -> None:  # fmt: skip
     episode = Episode.model_validate(spoken)
-    window = await open_window(qtbot, session, background, "Episodes")
-    pane = window.pane("Episodes")
-    pane.reveal(str(episode.id))
-    await until(lambda: pane.details.value_of("Episode ID") == str(episode.id))
-    listen = await until(
-        lambda: next(
-            (b for b in pane.details.findChildren(QPushButton)
-             if b.accessibleName() == "Listen to the episode" and b.isVisible()),
-            None,
-        )
-    )  # fmt: skip
+    pane, listen = await episode_shown(qtbot, session, background, episode)
     qtbot.mouseClick(listen, Qt.MouseButton.LeftButton)
     listening = pane.listen_window
     assert isinstance(listening, ListenWindow)
@@ -235,6 +247,33 @@ async def test_a_pane_that_fails_to_build_says_why_in_its_place_and_can_be_tried
     assert in_agreement(window) == "Videos"
     assert isinstance(window.stack.currentWidget(), VideosPane)
     await until(lambda: window.pane("Videos").model.rowCount() > 0, timeout=30)
+    await quiet()
+
+
+@pytest.mark.asyncio
+async def test_a_listen_window_that_fails_to_build_says_why_in_a_window_of_its_own(
+    qtbot: QtBot, session: Session, background: Background, spoken: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch, shot: Any,
+) -> None:  # fmt: skip
+    episode = Episode.model_validate(spoken)
+    pane, listen = await episode_shown(qtbot, session, background, episode)
+    monkeypatch.setitem(sys.modules, "castdeck.ui.listen.listen_window", None)
+    qtbot.mouseClick(listen, Qt.MouseButton.LeftButton)
+    failed = pane.listen_failed
+    assert failed is not None and failed.isVisible() and pane.listen_window is None
+    assert failed.windowTitle() == "Listen — could not be opened"
+    assert "castdeck.ui.listen.listen_window" in failed.failed.reason.text()
+    shot(failed, "listen-failed")
+    qtbot.mouseClick(failed.failed.copy_button, Qt.MouseButton.LeftButton)
+    assert "the Listen pane could not be opened" not in QGuiApplication.clipboard().text()
+    assert "the Listen window could not be opened" in QGuiApplication.clipboard().text()
+    monkeypatch.undo()  # installed, say: Try again opens the window
+    qtbot.mouseClick(failed.failed.retry_button, Qt.MouseButton.LeftButton)
+    listening = pane.listen_window
+    assert isinstance(listening, ListenWindow) and listening.isVisible()
+    await until(lambda: listening.loaded is not None or listening.banner.isVisible())
+    assert listening.loaded is not None, listening.banner.text
+    listening.close()
     await quiet()
 
 

@@ -7,31 +7,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def tool(name: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """A command of this environment (beside its Python), run at the project's root."""
+    command = [str(Path(sys.executable).with_name(name)), *args]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+
+
 def test_import_contracts_hold() -> None:
-    lint_imports = Path(sys.executable).with_name("lint-imports")
-    result = subprocess.run(
-        [str(lint_imports), "--no-cache"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = tool("lint-imports", "--no-cache")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 broken" in result.stdout
 
 
 def test_the_lint_rules_hold() -> None:
     """ruff with the project's rules (pyproject.toml), the import bans among them, on every file."""
-    ruff = Path(sys.executable).with_name("ruff")
-    result = subprocess.run(
-        [str(ruff), "check", "--no-cache", "."],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = tool("ruff", "check", "--no-cache", ".")
     assert result.returncode == 0, result.stdout + result.stderr
 
 

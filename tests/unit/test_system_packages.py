@@ -35,7 +35,7 @@ def machine(tmp_path: Path, release: str = DEBIAN, *, lacking: set[str] = frozen
     if fonts:
         (font_dir / "DejaVuSans.ttf").write_bytes(b"\0")
     libraries = frozenset(n.name for n in NEEDS if n.kind == "library" and n.name not in lacking)
-    programs = {"sudo"} | {n.name for n in NEEDS if n.kind == "program" and n.name not in lacking}
+    programs = {"sudo"} - lacking | {n.name for n in NEEDS if n.kind == "program" and n.name not in lacking}
     return Probe(
         system="Linux",
         libraries=libraries,
@@ -191,3 +191,13 @@ def test_this_machine_has_what_the_suite_needs() -> None:
         check=False,
     )
     assert (done.returncode, done.stdout) == (0, "nothing missing\n"), done.stdout + done.stderr
+
+
+def test_without_sudo_installed_it_says_so(tmp_path: Path) -> None:
+    probe = machine(tmp_path, lacking={"libpulse.so.0", "sudo"})
+    run = Runner(probe, sudo=True)
+    with pytest.raises(CannotInstall) as raised:
+        ensure(probe=probe, run=run, euid=1000)
+    assert run.commands == []
+    assert "Not running as root, and sudo is not installed." in str(raised.value)
+    assert str(raised.value).rstrip().endswith("sudo apt-get install -y libpulse0")

@@ -19,7 +19,7 @@ from castdeck.failures import failure_reason, failure_report
 
 from .widgets import heading_label
 
-__all__ = ["PaneFailed"]
+__all__ = ["PaneFailed", "WindowFailed"]
 
 
 class PaneFailed(QWidget):
@@ -27,14 +27,21 @@ class PaneFailed(QWidget):
     it again (the window puts the pane in this one's place when that works)."""
 
     def __init__(
-        self, title: str, error: BaseException, retry: Callable[[], None], parent: QWidget | None = None
+        self,
+        title: str,
+        error: BaseException,
+        retry: Callable[[], object],
+        parent: QWidget | None = None,
+        *,
+        noun: str = "pane",
     ) -> None:
+        """``noun``: what could not be built, for the report ("pane", "window")."""
         super().__init__(parent)
         self.setObjectName("pane_failed")
         self.title = title
         self.error = error
         self.setAccessibleName(f"{title} could not be opened")
-        self.report = failure_report(f"the {title} pane could not be opened", error)
+        self.report = failure_report(f"the {title} {noun} could not be opened", error)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(24, 24, 24, 24)
         outer.addStretch(1)
@@ -81,3 +88,30 @@ class PaneFailed(QWidget):
     def copy_report(self) -> None:
         QGuiApplication.clipboard().setText(self.report)
         self.copied.setText("The report is on the clipboard: paste it into your message to support.")
+
+
+class WindowFailed(QWidget):
+    """A window of its own in place of one that could not be built (the Listen window): the same
+    reason, Try again and Copy report as :class:`PaneFailed`. Try again closes it and builds anew."""
+
+    def __init__(
+        self, title: str, error: BaseException, retry: Callable[[], object], parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent, Qt.WindowType.Window)
+        self.setObjectName("window_failed")
+        self.setWindowTitle(f"{title} — could not be opened")
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+
+        def again() -> None:
+            self.close()
+            retry()
+
+        self.failed = PaneFailed(title, error, again, self, noun="window")
+        self.failed.note.setText(
+            "The rest of Castdeck works as usual. The details are in Castdeck's log; “Copy report” puts "
+            "them on the clipboard for a bug report."
+        )
+        layout.addWidget(self.failed)
+        self.resize(640, 360)

@@ -259,6 +259,19 @@ def alive(widget: QWidget) -> bool:
     return True
 
 
+def player_missing_label(text: str, parent: QWidget) -> QLabel:
+    """What stands in a player's place when nothing can be played on this computer: ``text`` (why,
+    and the command that installs what is missing), selectable so the command can be copied."""
+    label = QLabel(text, parent)
+    label.setObjectName("player_missing")
+    label.setAccessibleName("Player unavailable")
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+    return label
+
+
 def heading_label(text: str, parent: QWidget, scale: float = 1.5) -> QLabel:
     """A pane's bold title."""
     heading = QLabel(text, parent)

@@ -36,7 +36,7 @@ from castdeck.services.tasks import close_owned, tasks
 from castdeck.transcript import export
 
 from .. import multimedia
-from ..widgets import Banner, heading_label
+from ..widgets import Banner, heading_label, player_missing_label
 from .playback import Playback
 from .player_bar import PlayerBar, player_shortcuts
 from .search_bar import SearchBar
@@ -165,12 +165,7 @@ class ListenWindow(QWidget):
             self.player_bar.setAutoFillBackground(True)
             outer.addWidget(self.player_bar)
         else:
-            self.player_missing = QLabel(self.player_problem or "", self)
-            self.player_missing.setObjectName("player_missing")
-            self.player_missing.setAccessibleName("Player unavailable")
-            self.player_missing.setTextFormat(Qt.TextFormat.PlainText)
-            self.player_missing.setWordWrap(True)
-            self.player_missing.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.player_missing = player_missing_label(self.player_problem or "", self)
             self.player_missing.setContentsMargins(16, 8, 16, 10)
             self.player_missing.setAutoFillBackground(True)
             outer.addWidget(self.player_missing)

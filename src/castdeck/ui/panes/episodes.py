@@ -9,6 +9,7 @@ with a card, and a strip above the list says so with a "Stop waiting" button.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
@@ -53,6 +54,7 @@ from ..dialogs.episode_dialogs import EpisodeCreateDialog, EpisodeEditDialog, Pu
 from ..dialogs.generate_dialog import GenerateDialog
 from ..forms import FormDialog
 from ..pane import link_label
+from ..pane_failed import WindowFailed
 from ..pane_header import fit_filter
 from ..pickers import ComboPicker, host_feed, podcast_feed, source_feed
 from ..pictured import PicturedPane
@@ -67,6 +69,8 @@ if TYPE_CHECKING:
     from ..listen.listen_window import ListenWindow
 
 __all__ = ["STATUSES", "EpisodesPane", "PublishBlocked", "episode_columns", "generation_text"]
+
+log = logging.getLogger(__name__)
 
 STATUSES = EPISODE_STATUSES
 
@@ -245,6 +249,8 @@ class EpisodesPane(PicturedPane):
         listen_shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         listen_shortcut.activated.connect(self.listen_current)
         self.listen_window: ListenWindow | None = None
+        self.listen_failed: WindowFailed | None = None
+        """Says why, when the Listen window could not be built."""
 
     # --- ResourcePane --------------------------------------------------------------------------------------
 
@@ -492,9 +498,15 @@ class EpisodesPane(PicturedPane):
             return None
         window = self.listen_window
         if window is None or not alive(window):
-            from ..listen.listen_window import ListenWindow  # QtMultimedia loads when a creator first listens
+            try:
+                from ..listen.listen_window import ListenWindow
 
-            window = self.listen_window = ListenWindow(self.background.media, self)
+                window = self.listen_window = ListenWindow(self.background.media, self)
+            except Exception as error:  # never a half-built window: one that says why, and a report
+                log.exception("the Listen window could not be built")
+                self.listen_failed = WindowFailed("Listen", error, self.listen_current, self)
+                self.listen_failed.show()
+                return None
         window.open_episode(episode)
         window.show()
         window.raise_()

@@ -40,7 +40,7 @@ from .. import multimedia
 from ..listen.playback import Playback
 from ..listen.player_bar import PlayerBar, player_shortcuts
 from ..palette import is_dark
-from ..widgets import describe_error, open_web_link
+from ..widgets import describe_error, open_web_link, player_missing_label
 from .stills import Stills
 from .video_view import VideoView
 
@@ -157,13 +157,7 @@ class MediaPreview(QFrame):
             )
         else:
             layout.addWidget(self.status)
-            self.player_missing = QLabel(self.player_problem or "", self)
-            self.player_missing.setObjectName("player_missing")
-            self.player_missing.setAccessibleName("Player unavailable")
-            self.player_missing.setTextFormat(Qt.TextFormat.PlainText)
-            self.player_missing.setWordWrap(True)
-            self.player_missing.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            self.player_missing.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            self.player_missing = player_missing_label(self.player_problem or "", self)
             layout.addWidget(self.player_missing)
         self.video.clicked.connect(self._clicked)
         stills.stillReady.connect(self._still_arrived)
