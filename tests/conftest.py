@@ -259,17 +259,9 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return max(1, min(os.cpu_count() or 1, MAX_WORKERS))
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Each test file runs whole in one xdist worker (its module fixtures are made once), and the
-    built app's tests (tests/e2e) in one worker together: they share one build of the app.
-
-    Every async test ends by stopping the job pollers inside its loop (see _followers_stopped)."""
+    """Every async test ends by stopping the job pollers inside its loop (see _followers_stopped)."""
     for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            path = Path(str(item.path)).resolve()
-            group = "e2e" if path.parent.name == "e2e" else str(path.relative_to(Path(__file__).parent))
-            item.add_marker(pytest.mark.xdist_group(group))
         test = getattr(item, "obj", None)
         if item.get_closest_marker("asyncio") is not None and inspect.iscoroutinefunction(test):
             item.obj = _followers_stopped(test)  # type: ignore[attr-defined]

@@ -8,6 +8,7 @@ never runs an app built from older code.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import tarfile
@@ -34,8 +35,32 @@ class DownloadedApp:
 
 
 @pytest.fixture(scope="session")
-def downloaded_app(tmp_path_factory: pytest.TempPathFactory) -> DownloadedApp:
-    place = tmp_path_factory.mktemp("bundle")
+def downloaded_app(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> DownloadedApp:
+    """The app built once for the whole run: the suite's workers (pytest-xdist) share one build,
+    made by whichever asks first while the others wait on a lock; the tests only read it."""
+    import fcntl  # the built app's tests run on Linux only
+
+    shared = (
+        tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
+    )
+    place = shared / "bundle"
+    with (shared / "bundle.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            built = place / "built.json"
+            if not built.exists():
+                seconds, report = _build(place)
+                built.write_text(json.dumps({"seconds": seconds, "report": report}), encoding="utf-8")
+            done = json.loads(built.read_text(encoding="utf-8"))
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    archives = sorted((place / "dist").glob("castdeck-*-linux-*.tar.gz"))
+    return DownloadedApp(place / "Downloads" / "castdeck", archives[0], done["seconds"], done["report"])
+
+
+def _build(place: Path) -> tuple[float, str]:
+    """Build the app into ``place`` and unpack its download there, as a creator does."""
+    place.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     result = subprocess.run(
         [sys.executable, str(ROOT / "packaging" / "build.py"), "--dist", str(place / "dist"),
@@ -57,4 +82,4 @@ def downloaded_app(tmp_path_factory: pytest.TempPathFactory) -> DownloadedApp:
     (ARTIFACTS / "bundle-size-report.txt").write_text(
         report + f"build.py as run by the test: {seconds:.0f} s\n", encoding="utf-8"
     )
-    return DownloadedApp(downloads / "castdeck", archives[0], seconds, report)
+    return seconds, report
