@@ -83,8 +83,16 @@ def _collect_garbage_between_tests() -> Iterator[None]:
     the middle of a later test's ``run_forever``, and the process died with a segmentation fault
     whose place moved with the set of collected tests. Collecting here made every run pass. The
     app itself creates one loop for its lifetime.
+
+    A test that fails is no exception: pytest keeps its exception in ``sys.last_value`` and
+    ``sys.last_traceback`` (for a debugger) until the next test's call, so its frames, its loop
+    and its widgets were freed at that moment, inside the next test (a crash of a whole worker,
+    seen after a failure). They are let go here, and collected with the rest.
     """
     yield
+    for name in ("last_type", "last_value", "last_traceback", "last_exc"):
+        if hasattr(sys, name):
+            delattr(sys, name)
     gc.collect()
 
 
