@@ -22,6 +22,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
+from castdeck.api.clock import SYSTEM_CLOCK, Clock
 from castdeck.services import settings_later
 from castdeck.services.background import Background
 from castdeck.services.profiles import Profile
@@ -104,8 +105,8 @@ def cache(tmp_path: Path) -> Iterator[Cache]:
 
 
 async def open_session(base_url: str, cache: Cache, *, name: str = "Sandbox", key: str = DEMO_KEY,
-                       sandbox: bool = True) -> Session:  # fmt: skip
-    session = Session(Profile(name, base_url, sandbox=sandbox), key, cache)
+                       sandbox: bool = True, clock: Clock = SYSTEM_CLOCK) -> Session:  # fmt: skip
+    session = Session(Profile(name, base_url, sandbox=sandbox), key, cache, clock=clock)
     await session.start()
     return session
 

@@ -16,6 +16,7 @@ from castdeck.store.cache import Cache
 from castdeck.ui.main_window import MainWindow
 from tests.conftest import RunningSandbox
 from tests.gui.conftest import open_session, quiet, until
+from tests.helpers import FastClock
 
 
 def free_port() -> int:
@@ -30,8 +31,8 @@ async def test_cached_data_offline_and_recovery(
 ) -> None:
     port = free_port()
     data = tmp_path / "service"
-    service = sandbox_factory("--port", str(port), "--speed", "50", data_dir=data)
-    session = await open_session(service.base_url, cache)
+    service = sandbox_factory("--port", str(port), "--speed", "50", "--no-seed-media", data_dir=data)
+    session = await open_session(service.base_url, cache, clock=FastClock(10))  # the probe's delays, 10x
     background = Background(session, tmp_path / "background")
     window = MainWindow(session, background)
     qtbot.addWidget(window)
@@ -58,7 +59,7 @@ async def test_cached_data_offline_and_recovery(
     await until(lambda: voices.model.offline and voices.model.rowCount() == 24)
     shot(window, "app-offline")
 
-    sandbox_factory("--port", str(port), "--speed", "50", data_dir=data)  # the service returns
+    sandbox_factory("--port", str(port), "--speed", "50", "--no-seed-media", data_dir=data)  # the service returns
     await until(lambda: session.state is ConnectionState.ONLINE, timeout=40)
     await until(
         lambda: not voices.model.offline and voices.model.rowCount() == 24 and not voices.model.loading
