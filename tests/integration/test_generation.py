@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 import secrets
+import sqlite3
+from contextlib import closing
 from typing import Any
 
 import httpx
@@ -750,3 +752,25 @@ def test_settlement_rendering_and_failure(other_api: httpx.Client) -> None:
     problem = assert_problem(publish, 422, "unprocessable_entity")
     assert "poll_after_seconds" not in problem["recovery"]  # polling will not make it publishable
     assert api.get(f"/v1/episodes/{ack['id']}").json()["data"]["status"] == "draft"
+
+
+def test_a_creators_generation_does_not_wait_behind_the_seeded_demos_renders(sandbox_factory: Any) -> None:
+    """A fresh sandbox renders its seeded media in the background; with two speech workers those
+    renders take one, so an episode asked for meanwhile is made while they still queue."""
+    running: RunningSandbox = sandbox_factory("--speed", "50", "--workers", "2")
+    api = running.client(DEMO_KEY)
+    hosts = make_hosts(api, "Lane")
+    podcast_id = make_podcast(api, [hosts[0]["id"]])
+    accepted = assert_accepted(
+        api.post(
+            "/v1/episodes/generate", json={"podcast_id": podcast_id, "script": tiny_script(hosts[0]["id"])}
+        ),
+        podcast_id,
+    )
+    episode, _seen = wait_generation(api, accepted["id"])
+    assert episode["generation"]["state"] == "completed"
+    with closing(sqlite3.connect(running.data_dir / "sandbox.sqlite3")) as db:
+        seeded_left = db.execute(
+            "SELECT COUNT(*) FROM jobs WHERE spec LIKE ?", ('%"seed_only": true%',)
+        ).fetchone()[0]
+    assert seeded_left > 0  # the demo's renders were still queued when ours was done

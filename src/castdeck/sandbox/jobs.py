@@ -43,6 +43,9 @@ class JobRunner:
         self.running: dict[str, asyncio.Task[None]] = {}
         self._pool: ProcessPoolExecutor | None = None
         self._closing = False
+        self._seed_lane: asyncio.Semaphore | None = None
+        """The seeded demo's own renders take one worker fewer than there are (one at least), so a
+        creator's generation never waits behind all of them."""
 
     # lifecycle ----------------------------------------------------------------------------------------
     @property
@@ -188,9 +191,17 @@ class JobRunner:
         floor_seconds: float,
         on_progress: Callable[[float], None],
         expected_seconds: float,
+        *,
+        seeding: bool = False,
     ) -> dict[str, Any]:
         """Run synthesis in the worker process; report progress from the time spent against the
-        expected time; take at least ``floor_seconds``."""
+        expected time; take at least ``floor_seconds``. ``seeding``: the seeded demo's media, run
+        in fewer workers than there are (see ``_seed_lane``)."""
+        if seeding:
+            if self._seed_lane is None:
+                self._seed_lane = asyncio.Semaphore(max(1, self.settings.workers - 1))
+            async with self._seed_lane:
+                return await self._work(function, spec, floor_seconds, on_progress, expected_seconds)
         loop = asyncio.get_running_loop()
         started = CLOCK.monotonic()
         expected = max(expected_seconds, floor_seconds, 0.5)
@@ -275,7 +286,7 @@ class JobRunner:
 
         floor = 0.0 if seeding else scaled(14 + (8 if render_video else 0))
         try:
-            result = await self._work(render.render_episode, work, floor, progress, expected)
+            result = await self._work(render.render_episode, work, floor, progress, expected, seeding=seeding)
         except render.SynthesisFailed as failure:
             self._fail_episode(job_id, org_id, episode_id, str(failure), failure.seconds_synthesized)
             return
@@ -403,7 +414,9 @@ class JobRunner:
 
         floor = 0.0 if seeding else scaled(16)
         try:
-            result = await self._work(render.render_media, work, floor, progress, words / 150 * 60 / 25)
+            result = await self._work(
+                render.render_media, work, floor, progress, words / 150 * 60 / 25, seeding=seeding
+            )
         except Exception as exc:
             seconds = exc.seconds_synthesized if isinstance(exc, render.SynthesisFailed) else 0.0
             message = (
