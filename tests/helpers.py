@@ -397,7 +397,7 @@ class Line(httpx.AsyncBaseTransport):
     def up(self) -> None:
         self._down = False
 
-    def hold_bodies(self, *, after: int, pace: float = 0.15) -> None:
+    def hold_bodies(self, *, after: int, pace: float = 0.1) -> None:
         self.hold_after, self.pace = after, pace
         self.holding.clear()
         self.released.clear()

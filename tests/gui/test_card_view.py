@@ -118,6 +118,10 @@ async def test_cards_list_what_the_table_lists_and_page_when_scrolled(qtbot: QtB
     pane.filter_edit.clear()
     assert pane.proxy.rowCount() == pane.model.rowCount()
     assert card_ids(pane) == table_ids(pane)
+    # the cards back in view ask for their pictures when painted: paint now and let them come,
+    # or they are asked for at a paint after the test has ended
+    view.viewport().repaint()
+    await until(lambda: pane.pictures.idle)
     await quiet()
 
 
