@@ -149,10 +149,18 @@ def answer_in_one_call(model: QAbstractItemModel, index: QModelIndex, role: int)
     return asked.data()
 
 
-def on_screen_as_painted_afresh(window: QWidget) -> bool:
+def on_screen_as_painted_afresh(window: QWidget, *parts: QWidget) -> bool:
     """Whether the pixels of ``window`` (a top-level widget) on the screen are those a full paint of
-    it gives now: what Qt left unpainted after a change (static contents) is not stale."""
-    screen = window.screen().grabWindow(window.winId()).toImage()
-    afresh = window.grab().toImage()
+    it gives now: what Qt left unpainted after a change (static contents) is not stale. With
+    ``parts``, only theirs are compared (what a test is about; the rest of the window may change
+    meanwhile for reasons of its own)."""
     shape = QImage.Format.Format_RGB32
-    return bool(screen.convertToFormat(shape) == afresh.convertToFormat(shape))
+    if not parts:
+        screen = window.screen().grabWindow(window.winId()).toImage()
+        return bool(screen.convertToFormat(shape) == window.grab().toImage().convertToFormat(shape))
+    for part in parts:
+        at = part.mapTo(window, QPoint(0, 0))
+        screen = window.screen().grabWindow(window.winId(), at.x(), at.y(), part.width(), part.height())
+        if screen.toImage().convertToFormat(shape) != part.grab().toImage().convertToFormat(shape):
+            return False
+    return True

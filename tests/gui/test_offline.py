@@ -59,7 +59,9 @@ async def test_cached_data_offline_and_recovery(
     await until(lambda: voices.model.offline and voices.model.rowCount() == 24)
     shot(window, "app-offline")
 
-    sandbox_factory("--port", str(port), "--speed", "50", "--no-seed-media", data_dir=data)  # the service returns
+    sandbox_factory(
+        "--port", str(port), "--speed", "50", "--no-seed-media", data_dir=data
+    )  # the service returns
     await until(lambda: session.state is ConnectionState.ONLINE, timeout=40)
     await until(
         lambda: not voices.model.offline and voices.model.rowCount() == 24 and not voices.model.loading

@@ -253,6 +253,9 @@ async def test_pause_resume_cancel_and_retry_from_the_buttons(
     assert len(sources) == 4 and None not in sources  # each file became exactly one source
     await until(lambda: all(pane.model.row_of(str(s)) >= 0 for s in sources))
     await until(lambda: not view.buttons["pause_all"].isEnabled() and view.buttons["clear"].isEnabled())
+    # the sources' processing is followed to its end, and each end shows (and caches) its source:
+    # the test ends after that, not while a source's end is still being shown
+    await until(lambda: background.jobs.following == 0, timeout=120)
     await quiet(timeout=60)
 
 
@@ -293,8 +296,9 @@ async def test_pause_all_resume_all_and_the_keyboard(qtbot: QtBot, on_line: OnLi
 class Paints(QObject):
     """The rectangles of every paint of ``widget`` on the screen (``unseen`` grabs it without them)."""
 
-    def __init__(self, widget: QObject) -> None:
+    def __init__(self, widget: QWidget) -> None:
         super().__init__(widget)
+        self.widget = widget
         self.rects: list[QRect] = []
         self.on = True
         widget.installEventFilter(self)
@@ -307,11 +311,14 @@ class Paints(QObject):
 
 
 def settled_unseen(window: QWidget, *watching: Paints) -> bool:
-    """``on_screen_as_painted_afresh``, its own paints (a grab paints the widgets) not recorded."""
+    """``on_screen_as_painted_afresh`` for the watched widgets (the list's and the queue's
+    viewports), its own paints (a grab paints the widgets) not recorded."""
     for paints in watching:
         paints.on = False
     try:
-        return on_screen_as_painted_afresh(window)
+        return on_screen_as_painted_afresh(
+            window, *(paints.widget for paints in watching if paints.widget.isVisible())
+        )
     finally:
         for paints in watching:
             paints.on = True

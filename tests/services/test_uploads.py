@@ -30,6 +30,7 @@ from castdeck.store.uploads import UploadItem, UploadStore
 from tests.conftest import RunningSandbox
 from tests.gui.conftest import quiet, settle, until
 from tests.gui.helpers import session_through
+from tests.helpers import Line
 
 KiB = 1024
 RESERVE = "/v1/sources/uploads"
@@ -672,3 +673,29 @@ async def test_a_full_disk_stops_the_items_with_a_message_and_nothing_crashes(
     assert {i.state for i in store.list("Sandbox")} == {"done"}
     await quiet()
     await queue.close()
+
+
+@pytest.mark.asyncio
+async def test_the_bytes_sent_before_a_stall_are_said_within_the_progress_interval(
+    sandbox: RunningSandbox, cache: Cache, store: UploadStore, tmp_path: Path
+) -> None:
+    """Progress is announced at most eight times a second; the bytes that moved inside an interval
+    are announced at its end. Before, they were dropped until the next report: a transfer that
+    stalled right after a chunk showed the bytes of before for as long as it stalled."""
+    line = Line()
+    session = await session_through(sandbox.base_url, cache, line, signed_too=True)
+    queue = UploadQueue(session, store, concurrency=1, chunk_size=8 * KiB)
+    said: list[UploadItem] = []
+    queue.itemChanged.connect(said.append)
+    try:
+        line.hold_bodies(after=1, pace=0.0)  # one chunk goes out, then the line stalls
+        (item,) = await queue.add_paths([text_file(tmp_path / "stalls.txt", 24 * KiB)])
+        await asyncio.wait_for(line.holding.wait(), timeout=30)
+        sent = queue.item(item.id).sent  # type: ignore[union-attr]
+        assert sent > 0  # the chunk the line let through was reported to the queue
+        await until(lambda: said[-1].id == item.id and said[-1].sent == sent, timeout=5)
+    finally:
+        line.release()
+        await queue.close()
+        await settle()
+        await session.close()

@@ -31,7 +31,7 @@ from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
 from typing import Any, NoReturn
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from castdeck.api.uploads import CHUNK_SIZE, LocalFile, discard_source
 from castdeck.store.uploads import UploadItem, UploadStore
@@ -96,6 +96,13 @@ class UploadQueue(TransferSteps, QObject):
         self._running: dict[str, asyncio.Task[None]] = {}
         self._meters: dict[str, SpeedMeter] = {}
         self._emitted: dict[str, float] = {}
+        self._unsaid: set[str] = set()
+        """Items whose last bytes were not announced yet (held back by :data:`PROGRESS_INTERVAL`)."""
+        self._say_unsaid = QTimer(self)
+        self._say_unsaid.setObjectName("upload progress said late")
+        self._say_unsaid.setSingleShot(True)
+        self._say_unsaid.setInterval(round(PROGRESS_INTERVAL * 1000))
+        self._say_unsaid.timeout.connect(self._progress_late)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loading: asyncio.Task[None] | None = None
         self._stopping: set[asyncio.Task[None]] = set()
@@ -301,6 +308,8 @@ class UploadQueue(TransferSteps, QObject):
     async def close(self) -> None:
         """Stop every transfer; items stay stored as they are and resume at the next :meth:`start`."""
         self._closed = True
+        self._say_unsaid.stop()
+        self._unsaid.clear()
         with contextlib.suppress(RuntimeError, TypeError):
             self._session.reconnected.disconnect(self._pump)
         for task in list(self._running.values()):
@@ -353,6 +362,7 @@ class UploadQueue(TransferSteps, QObject):
         item = item.with_changes(**changes)
         self._items[item_id] = item
         self._emitted[item_id] = time.monotonic()
+        self._unsaid.discard(item_id)
         self.itemChanged.emit(item)
         return item
 
@@ -419,13 +429,29 @@ class UploadQueue(TransferSteps, QObject):
             now = time.monotonic()
             if sent >= total or now - self._emitted.get(item_id, 0.0) >= PROGRESS_INTERVAL:
                 self._emitted[item_id] = now
+                self._unsaid.discard(item_id)
                 self.itemChanged.emit(item)
+            else:  # said at the end of the interval at the latest: a transfer that stalls now
+                self._unsaid.add(item_id)  # must not go on showing the bytes of before
+                if not self._say_unsaid.isActive() and not self._closed:
+                    self._say_unsaid.start()
 
         return report
+
+    def _progress_late(self) -> None:
+        """The bytes that moved since the last announcement, for the items that said nothing since."""
+        unsaid, self._unsaid = self._unsaid, set()
+        now = time.monotonic()
+        for item_id in unsaid:
+            item = self._items.get(item_id)
+            if item is not None:
+                self._emitted[item_id] = now
+                self.itemChanged.emit(item)
 
     def _forget(self, item_id: str) -> None:
         self._meters.pop(item_id, None)
         self._emitted.pop(item_id, None)
+        self._unsaid.discard(item_id)
 
     # --- internals: tasks -----------------------------------------------------------------------------------
 
