@@ -15,14 +15,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractSpinBox,
     QCheckBox,
     QComboBox,
     QDateTimeEdit,
-    QDialog,
     QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QTextEdit,
     QVBoxLayout,
     QWidget,
@@ -40,9 +40,13 @@ from castdeck.api import ApiError, CastdeckError, InputValidationError
 from castdeck.api.models import FieldError, field_errors
 from castdeck.services.tasks import tasks
 
+from .screen_fit import LAPTOP, TITLE_BAR, FittedDialog, fitted_height, submit_on_keys
 from .widgets import Banner
 
-__all__ = ["FieldRow", "FormDialog", "text_of"]
+__all__ = ["TALLEST", "FieldRow", "FormDialog", "text_of"]
+
+TALLEST = LAPTOP.height() - TITLE_BAR - 8
+"""The tallest a form grows by itself: within a laptop's 1280×720 with a title bar above it."""
 
 
 def text_of(widget: QWidget) -> str:
@@ -84,8 +88,36 @@ class FieldRow:
         self.counter.setStyleSheet("color: #c62828;" if over else "color: palette(mid);")
 
 
-class FormDialog(QDialog):
-    """Subclasses implement :meth:`collect` and :meth:`validate`, and are given ``submit``."""
+class _FormArea(QScrollArea):
+    """The fields, scrolled when the screen is too small for them all (the buttons below stay
+    visible). It asks for the whole height of its fields, and needs only a few lines."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.fields = QWidget(self)
+        self.fields.setObjectName("form_fields")
+        self.setWidget(self.fields)
+
+    def sizeHint(self) -> QSize:
+        hint = self.fields.sizeHint()
+        width = max(self.viewport().width(), hint.width())
+        layout = self.fields.layout()
+        if layout is not None and layout.hasHeightForWidth():
+            hint.setHeight(layout.totalHeightForWidth(width))
+        return hint
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(self.fields.minimumSizeHint().width(), 4 * self.fontMetrics().height())
+
+
+class FormDialog(FittedDialog):
+    """Subclasses implement :meth:`collect` and :meth:`validate`, and are given ``submit``.
+
+    Its fields scroll in :attr:`area` when the screen is too small for them all; the banner above
+    and the buttons below stay in view. Ctrl+Enter submits (or says what to fix first)."""
 
     def __init__(
         self,
@@ -109,10 +141,13 @@ class FormDialog(QDialog):
 
         outer = QVBoxLayout(self)
         self.banner = Banner(self)
+        self.banner.installEventFilter(self)  # a message shown or changed: grow to show it whole
         outer.addWidget(self.banner)
-        self.form = QFormLayout()
+        self.area = _FormArea(self)
+        self.form = QFormLayout(self.area.fields)
+        self.form.setContentsMargins(0, 0, 0, 0)
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        outer.addLayout(self.form, 1)
+        outer.addWidget(self.area, 1)
         bottom = QHBoxLayout()
         self.problem = QLabel(self)
         self.problem.setAccessibleName("What to fix")
@@ -130,6 +165,7 @@ class FormDialog(QDialog):
         cancel.clicked.connect(self.reject)
         bottom.addWidget(self.buttons)
         outer.addLayout(bottom)
+        submit_on_keys(self, self.try_submit)
 
     # --- building ------------------------------------------------------------------------------------------
 
@@ -274,15 +310,34 @@ class FormDialog(QDialog):
         QTimer.singleShot(0, self, self.fit_height)  # the dialog as context: never run once it is deleted
         return unplaced
 
-    def fit_height(self) -> None:
-        """Grow (never shrink) so inline messages never squeeze the rows together."""
+    def wanted_height(self) -> int:
+        """The height that shows the banner's message and every visible field without scrolling."""
         layout = self.layout()
         if layout is None:
-            return
-        needed = (
-            layout.heightForWidth(self.width()) if layout.hasHeightForWidth() else layout.sizeHint().height()
-        )
-        needed = max(needed, layout.minimumSize().height())
+            return self.height()
+        self.form.invalidate()
+        layout.invalidate()
+        layout.activate()
+        wanted = layout.sizeHint().height()
+        if layout.hasHeightForWidth():  # wrapped text (the banner's message) at the width it has
+            wanted = max(wanted, layout.totalHeightForWidth(self.width()))
+        return max(wanted, layout.minimumSize().height())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.banner and event.type() in (QEvent.Type.Show, QEvent.Type.LayoutRequest):
+            QTimer.singleShot(0, self, self.fit_height)
+        return super().eventFilter(watched, event)
+
+    def fit_to_fields(self, width: int | None = None, *, at_least: int = 0) -> None:
+        """As tall as the visible fields need (no gap where hidden rows were; ``at_least`` for room
+        to write), at most :data:`TALLEST` and what the screen has; beyond that the fields scroll."""
+        wanted = min(max(self.wanted_height(), at_least), TALLEST)
+        self.resize(self.width() if width is None else width, fitted_height(self, wanted))
+
+    def fit_height(self) -> None:
+        """Grow (never shrink) so inline messages never squeeze the rows together, as far as
+        :data:`TALLEST` and the screen allow; beyond that the fields scroll."""
+        needed = fitted_height(self, min(self.wanted_height(), TALLEST))
         if needed > self.height():
             self.resize(self.width(), needed)
 

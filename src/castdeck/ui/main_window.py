@@ -7,8 +7,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QEvent, QSettings, QSize, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtCore import QEvent, QSettings, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QHBoxLayout,
@@ -32,6 +32,7 @@ from .jobs.panel import JobsPanel
 from .pane import ResourcePane
 from .pane_failed import PaneFailed
 from .panes import PaneSpec, pane_specs
+from .screen_fit import fit_window, restore_main_window
 from .status import StatusBar
 from .widgets import Banner
 from .window_frame import pane_icon, sandbox_strip, sidebar, sidebar_item
@@ -407,12 +408,11 @@ class MainWindow(QMainWindow):
 
     def restore_geometry(self) -> None:
         """The size, place and docks the window had when it was last closed."""
-        settings = QSettings()
-        geometry, state = settings.value("window/geometry"), settings.value("window/state")
-        if isinstance(geometry, QByteArray):
-            self.restoreGeometry(geometry)
-        if isinstance(state, QByteArray):
-            self.restoreState(state)
+        restore_main_window(self, QSettings())
+
+    def showEvent(self, event: QShowEvent) -> None:
+        fit_window(self)
+        super().showEvent(event)
 
     def close_work(self) -> None:
         """End the work of every pane, dialog and the Jobs dock (the window is closing)."""

@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication, QPalette
+from PySide6.QtGui import QGuiApplication, QPalette, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from castdeck.failures import failure_reason, failure_report
 
+from .screen_fit import fit_window
 from .widgets import heading_label
 
 __all__ = ["PaneFailed", "WindowFailed"]
@@ -115,3 +116,7 @@ class WindowFailed(QWidget):
         )
         layout.addWidget(self.failed)
         self.resize(640, 360)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        fit_window(self)
+        super().showEvent(event)

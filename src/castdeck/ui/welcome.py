@@ -14,7 +14,6 @@ from typing import Any
 
 from PySide6.QtCore import QSettings, QSize, Qt
 from PySide6.QtWidgets import (
-    QDialog,
     QHBoxLayout,
     QLabel,
     QProgressBar,
@@ -28,6 +27,7 @@ from castdeck.services.sandbox_process import SandboxError
 from castdeck.services.tasks import tasks
 
 from .icons import icon
+from .screen_fit import FittedDialog
 from .widgets import heading_label
 
 __all__ = [
@@ -105,7 +105,7 @@ class ChoiceButton(QPushButton):
         return self.sizeHint()
 
 
-class WelcomeDialog(QDialog):
+class WelcomeDialog(FittedDialog):
     """``choice`` is ``"sandbox"`` (started and connected: ``result_value`` holds what
     ``start_sandbox`` returned) or ``"account"``; the dialog is rejected for "Not now"."""
 

@@ -72,7 +72,7 @@ class GenerateDialog(SessionDialog):
             parent=parent,
         )
         self.attempts = 0
-        self.resize(720, 780)
+        self.resize(720, 640)
 
         self.mode_combo = QComboBox(self)
         for mode, text in MODES:
@@ -161,10 +161,7 @@ class GenerateDialog(SessionDialog):
             self.script_source.set_kind(self.mode)
         self._update_estimate()
         self.revalidate()
-        layout = self.layout()
-        if layout is not None:  # no empty space where the prompt's fields were
-            layout.activate()
-            self.resize(self.width(), max(self.minimumSizeHint().height(), 420 if script else 780))
+        self.fit_to_fields(at_least=420)  # no empty space where the prompt's fields were
 
     def _show_row(self, name: str, visible: bool) -> None:
         holder = self.rows[name].widget.parentWidget()

@@ -22,7 +22,7 @@ from castdeck.api.models.limits import (
 )
 from castdeck.services.session import Session
 
-from ..forms import FieldRow, FormDialog
+from ..forms import TALLEST, FieldRow, FormDialog
 from ..voice_browser import VoiceBrowser
 
 __all__ = ["HostDialog", "html_to_text"]
@@ -76,7 +76,7 @@ class HostDialog(FormDialog):
         )
         self.session = session
         self.host = host
-        self.resize(800, 780)
+        self.resize(800, TALLEST)
 
         self.name_edit = QLineEdit(self)
         self.name_edit.setPlaceholderText("The name listeners hear, such as Maya Chen")

@@ -225,11 +225,7 @@ class MediaCreateDialog(FormDialog):
 
     def _fit(self) -> None:
         """As tall as the visible fields need (no gaps where hidden rows were), and wide enough to read."""
-        width = max(self.width(), 760)
-        layout = self.layout()
-        self.form.invalidate()
-        height = layout.heightForWidth(width) if layout is not None and layout.hasHeightForWidth() else -1
-        self.resize(width, max(height, self.minimumSizeHint().height()))
+        self.fit_to_fields(max(self.width(), 760))
 
     # --- building ------------------------------------------------------------------------------------------
 

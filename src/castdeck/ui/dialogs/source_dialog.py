@@ -137,14 +137,7 @@ class SourceDialog(FormDialog):
 
     def _fit_type(self) -> None:
         """Tall for a text, compact for an address."""
-        layout = self.layout()
-        if layout is None:
-            return
-        layout.activate()
-        wanted = layout.sizeHint().height()
-        if self.type_choice.value() == "text":
-            wanted = max(wanted, 460)
-        self.resize(self.width(), max(wanted, layout.minimumSize().height()))
+        self.fit_to_fields(at_least=460 if self.type_choice.value() == "text" else 0)
 
     # --- the body ------------------------------------------------------------------------------------------
 

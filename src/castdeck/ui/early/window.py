@@ -16,13 +16,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QCloseEvent,
     QImage,
     QPaintEvent,
     QPixmap,
     QResizeEvent,
+    QShowEvent,
     QStandardItem,
     QStandardItemModel,
 )
@@ -50,6 +51,7 @@ from castdeck.store.picture_files import picture_key
 from ..cover_delegate import PICTURE_ROW_HEIGHT, CoverDelegate, decode_picture, small_tile
 from ..flow_layout import FlowLayout, flow_policy
 from ..pane_header import fit_filter, view_switch
+from ..screen_fit import fit_window, restore_main_window
 from ..scroll import details_scroll
 from ..window_frame import sandbox_strip, sidebar, sidebar_item
 
@@ -320,12 +322,11 @@ class EarlyWindow(QMainWindow):
 
     def restore_geometry(self, settings: QSettings | None = None) -> None:
         """The size, place and docks the main window had when it was last closed."""
-        settings = settings if settings is not None else QSettings()
-        geometry, state = settings.value("window/geometry"), settings.value("window/state")
-        if isinstance(geometry, QByteArray):
-            self.restoreGeometry(geometry)
-        if isinstance(state, QByteArray):
-            self.restoreState(state)
+        restore_main_window(self, settings if settings is not None else QSettings())
+
+    def showEvent(self, event: QShowEvent) -> None:
+        fit_window(self)  # as the main window does
+        super().showEvent(event)
 
     def show_busy(self) -> None:
         """Show it with the busy cursor, taking no input until it is handed over or closed."""

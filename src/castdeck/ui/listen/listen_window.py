@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -36,6 +36,7 @@ from castdeck.services.tasks import close_owned, tasks
 from castdeck.transcript import export
 
 from .. import multimedia
+from ..screen_fit import fit_window
 from ..widgets import Banner, heading_label, player_missing_label
 from .playback import Playback
 from .player_bar import PlayerBar, player_shortcuts
@@ -351,6 +352,10 @@ class ListenWindow(QWidget):
         return True
 
     # --- closing ---------------------------------------------------------------------------------------------
+
+    def showEvent(self, event: QShowEvent) -> None:
+        fit_window(self)
+        super().showEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.shut()

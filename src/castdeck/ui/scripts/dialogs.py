@@ -11,7 +11,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDialog,
     QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
@@ -33,6 +32,7 @@ from castdeck.store.drafts import SnapshotInfo
 
 from ..dialogs.episode_dialogs import podcast_label
 from ..pickers import ComboPicker, podcast_feed
+from ..screen_fit import FittedDialog
 from .colors import assign_slots, is_dark, muted
 from .highlighter import ScriptHighlighter
 
@@ -54,7 +54,7 @@ def reason_text(reason: str) -> str:
     return REASONS.get(reason, reason.replace("_", " ").capitalize())
 
 
-class SendDialog(QDialog):
+class SendDialog(FittedDialog):
     """Import the draft as an episode, or generate one from it: the podcast, render on or off, and
     what it will hold. Offline it still queues: the request goes out once the service answers."""
 
@@ -126,7 +126,7 @@ class SendDialog(QDialog):
         return {"podcast_id": self.podcast_picker.selected_id(), "render": self.render_check.isChecked()}
 
 
-class MappingDialog(QDialog):
+class MappingDialog(FittedDialog):
     """Choose the host of each named label (after a 422 ``unresolved_speakers``, or before sending).
     The hosts that come closest are proposed first."""
 
@@ -186,7 +186,7 @@ class MappingDialog(QDialog):
         return {label: str(c.currentData()) for label, c in self.combos.items() if c.currentData()}
 
 
-class RenameDialog(QDialog):
+class RenameDialog(FittedDialog):
     def __init__(self, label: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Rename speaker everywhere")
@@ -237,7 +237,7 @@ def _when(moment: float) -> str:
     return stamp
 
 
-class HistoryDialog(QDialog):
+class HistoryDialog(FittedDialog):
     """The draft's versions: automatic and named snapshots, each readable and restorable."""
 
     def __init__(self, versions: list[SnapshotInfo], parent: QWidget | None = None) -> None:
