@@ -101,7 +101,7 @@ class PaneViews(QObject):
             button.clicked.connect(lambda _checked=False, chosen=mode: self.set_view(chosen))
         action = QAction("Switch between table and cards", pane)
         action.setShortcut(QKeySequence(TOGGLE_SHORTCUT))
-        action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)  # whenever the pane is shown
         action.triggered.connect(lambda _checked=False: self.toggle())
         pane.addAction(action)
         self.toggle_action = action

@@ -218,7 +218,7 @@ class EpisodesPane(PicturedPane):
             self.header_row.insertWidget(self.header_row.indexOf(self.new_button), self.generate_button)
         self.writes(self.generate_button)
         shortcut = QShortcut(QKeySequence("Ctrl+G"), self)
-        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        shortcut.setContext(Qt.ShortcutContext.WindowShortcut)  # whenever the pane is shown
         shortcut.activated.connect(self._generate_shortcut)
 
         def button(text: str, name: str, tip: str, slot: Any) -> QPushButton:

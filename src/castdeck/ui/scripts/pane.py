@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Coroutine
 from typing import Any
 
-from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer
+from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -51,6 +51,7 @@ PANEL_DELAY_MS = 250
 
 class ScriptsPane(ScriptActions):
     title = "Scripts"
+    openRequested = Signal(str, str)  # ("episode", id): a sent draft's episode, for the window to open
 
     def __init__(self, session: Session, background: Background, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -217,7 +218,9 @@ class ScriptsPane(ScriptActions):
         outer.addWidget(split, 1)
         self.splitter = split
 
-        context = Qt.ShortcutContext.WidgetWithChildrenShortcut
+        # While the pane is shown, wherever the focus is in the window (the sidebar just clicked, the
+        # Jobs dock): a shortcut in a tooltip works whenever its pane is on screen.
+        context = Qt.ShortcutContext.WindowShortcut
         for keys, slot in (
             ("Ctrl+O", self.open_file_dialog), ("Ctrl+S", self.save_file), ("Ctrl+Shift+S", self.save_as),
             ("Ctrl+H", lambda: self.find_bar.open_bar(replace=True)), ("F3", self.find_bar.find_next),
@@ -504,7 +507,5 @@ class ScriptsPane(ScriptActions):
             self.open_episode(link.removeprefix("episode:"))
 
     def open_episode(self, episode_id: str) -> None:
-        window = self.window()
-        opener = getattr(window, "open_job", None)
-        if callable(opener):
-            opener("episode", episode_id)
+        """The episode a draft was sent as, selected in Episodes (the window opens it)."""
+        self.openRequested.emit("episode", episode_id)
