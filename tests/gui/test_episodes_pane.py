@@ -108,7 +108,9 @@ async def test_episodes_filter_page_and_show_details(
     skipped = pane.details.value_of("Skipped sources") or ""
     assert skipped and all((s.reason or "") in skipped for s in failed.generation.skipped_sources or [])
     assert pane.details.value_of("Generation") == "Failed"
-    assert pane.publish_button.isVisible() and not pane.unpublish_button.isVisible()
+    # nothing rendered: no Publish that must fail (nor Unpublish); editing and deleting remain
+    assert not pane.publish_button.isVisible() and not pane.unpublish_button.isVisible()
+    assert pane.edit_button.isVisible() and pane.delete_button.isVisible()
 
     # a published one: its hosts are named, it links to its audio
     published = row_of(pane, PUBLISHED)
@@ -198,13 +200,20 @@ async def test_create_edit_and_delete_an_episode(
 
 @pytest.mark.asyncio
 async def test_publishing_a_never_rendered_draft_explains_why_not(
-    qtbot: QtBot, session: Session, background: Background
+    qtbot: QtBot, session: Session, background: Background, shot
 ) -> None:
     podcast = await new_podcast(session, f"Draft show {uuid.uuid4().hex[:6]}")
     draft = await session.client.episodes.create(podcast_id=podcast.id, title="Never rendered")
     pane = await make_pane(qtbot, session, background, podcast)
     await select(pane, draft.id)
-    pane.publish_button.click()
+    # before any click: why it cannot be published, and no Publish or Schedule that must fail
+    assert "render it in the studio" in pane.details.note.text() and pane.details.note.isVisible()
+    assert not pane.publish_button.isVisible() and not pane.schedule_button.isVisible()
+    assert pane.edit_button.isVisible() and pane.delete_button.isVisible()
+
+    # should the service refuse a publish all the same (its rule, whatever the app read), the
+    # refusal is read whole in its dialog, which keeps its date field usable
+    pane.publish_current(False)
     dialog = pane.dialog
     assert isinstance(dialog, PublishDialog) and dialog.isVisible()
     assert dialog.submit_button.text() == "Publish now" and not dialog.time_edit.isEnabled()
@@ -213,6 +222,13 @@ async def test_publishing_a_never_rendered_draft_explains_why_not(
     assert dialog.isVisible() and dialog.result_value is None
     assert "render" in dialog.banner.text.lower() and "studio" in dialog.banner.text
     assert dialog.banner.request_id
+    await until(
+        lambda: (
+            dialog.banner.label.height() >= dialog.banner.label.heightForWidth(dialog.banner.label.width())
+        )
+    )
+    assert dialog.time_edit.height() >= dialog.time_edit.minimumSizeHint().height()
+    shot(dialog, "dialog-publish-refused")
     assert not pane.publish_waits  # nothing to wait for
     dialog.reject()
     assert (await session.client.episodes.get(draft.id)).status == "draft"

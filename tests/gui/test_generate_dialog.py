@@ -45,7 +45,7 @@ async def test_generate_dialog_validates_and_estimates(qtbot: QtBot, on_line: On
     dialog = await open_dialog(pane)
     podcast = dialog.podcast_picker.items[dialog.podcast_picker.selected_id() or ""]
     assert dialog.hosts_picker.selected_ids() == podcast.host_ids  # the podcast's hosts are proposed
-    assert dialog.length_spin.value() == 7 and not dialog.render_check.isChecked()
+    assert dialog.length_spin.value() == 7 and dialog.render_check.isChecked()  # rendering is on at first
     assert "210 credits" in dialog.estimate.text()
     assert not dialog.submit_button.isEnabled()  # no prompt yet
     assert not dialog.rows["prompt"].error.isVisible()  # nor a complaint before typing

@@ -175,7 +175,8 @@ async def generate_from_prompt(c: Creator) -> str:
     await c.type(dialog.prompt_edit, f"How the tide tables are made, told by two harbour pilots ({token}).")
     dialog.length_spin.selectAll()
     await c.type(dialog.length_spin, "1")
-    if c.rng.random() < 0.25:  # rendered too: something to publish later
+    rendered = c.rng.random() < 0.25  # rendered too, now and then: something to publish later
+    if dialog.render_check.isChecked() != rendered:  # (on by default, then as last chosen)
         c.click(dialog.render_check)
     await until(
         lambda: dialog.podcast_picker.selected_id() and dialog.submit_button.isEnabled(), "Generate enabled"

@@ -25,12 +25,33 @@ from .jobs import Finish, JobTracker
 from .messages import error_text
 from .session import Session
 
-__all__ = ["NOT_RENDERED", "PublishBlocked", "Publisher", "poll_after"]
+__all__ = ["NOT_RENDERED", "NOT_RENDERED_NOTE", "PublishBlocked", "Publisher", "never_rendered", "poll_after"]
 
 NOT_RENDERED = (
     "This draft has not been rendered yet, so it cannot be published. Render it in the studio "
     "application first, then publish it here."
 )
+
+
+NOT_RENDERED_NOTE = (
+    "Not rendered: this draft cannot be published from Castdeck. Render it in the studio "
+    "application, then publish it here. (Generate and Import render by default.)"
+)
+
+
+def never_rendered(episode: Episode) -> bool:
+    """A draft the service refuses to publish (spec 2.4: "a completed render exists" is publishing's
+    precondition): an empty draft, or a script generated with ``render`` off. Read from the
+    ``rendered`` field where the service gives one (the sandbox does), else from the rendered video,
+    which only rendering makes. A draft still generating is not counted: publishing waits for it."""
+    if episode.status != "draft":
+        return False
+    if episode.generation is not None and episode.generation.state == "generating":
+        return False
+    rendered = (episode.model_extra or {}).get("rendered")
+    if isinstance(rendered, bool):
+        return not rendered
+    return episode.video_url is None
 
 
 class PublishBlocked(CastdeckError):

@@ -29,6 +29,7 @@ from castdeck.api.models.limits import (
 from castdeck.api.resources.base import body_of
 from castdeck.scripts import HostRef, credits_for
 from castdeck.services.background import Background
+from castdeck.services.render_choice import RENDER_OFF_MEANS, remember_render, render_chosen
 from castdeck.services.session import Session
 from castdeck.services.starting import Started
 
@@ -119,9 +120,8 @@ class GenerateDialog(SessionDialog):
         self.length_spin.setMaximumWidth(120)
         self.add_field(LENGTH_FIELD, "Length", self.length_spin)
         self.render_check = QCheckBox("Render audio and video when the script is written", self)
-        self.add_field(
-            "render", "Render", self.render_check, hint="Rendering is free; without it a draft remains."
-        )
+        self.render_check.setChecked(render_chosen())
+        self.add_field("render", "Render", self.render_check, hint=RENDER_OFF_MEANS)
         self.estimate = QLabel(self)
         self.estimate.setAccessibleName("Credit estimate")
         self.estimate.setWordWrap(True)
@@ -283,4 +283,5 @@ class GenerateDialog(SessionDialog):
         """The accepted episode; the followed job when the service was still accepting an earlier
         send of it; or the kept request when no answer came (it is resent by itself)."""
         self.attempts += 1
+        remember_render(bool(payload.render))  # the next Generate or Import starts from this choice
         return await self.background.starter.start("episode_generate", body_of(payload))

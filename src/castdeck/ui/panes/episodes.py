@@ -30,7 +30,7 @@ from castdeck.api.models import Episode, EpisodeAccepted, PublishInput, PublishR
 from castdeck.services.background import Background
 from castdeck.services.jobs import job_text
 from castdeck.services.listing import ListFeed, list_key
-from castdeck.services.publish import PublishBlocked
+from castdeck.services.publish import NOT_RENDERED_NOTE, PublishBlocked, never_rendered
 from castdeck.services.session import Session
 from castdeck.services.starting import started_text
 from castdeck.store.jobs import Job
@@ -406,6 +406,8 @@ class EpisodesPane(PicturedPane):
             return "Generating: these details follow its progress (and its card in Jobs, Ctrl+J).", "info"
         if item.generation is None and item.status == "draft":
             return "An empty draft: write and render it in the studio application before publishing.", "info"
+        if never_rendered(item):
+            return NOT_RENDERED_NOTE, "info"
         return None, "info"
 
     def _audio_row(self, url: str) -> QWidget:
@@ -427,8 +429,8 @@ class EpisodesPane(PicturedPane):
         actions: list[QAbstractButton] = [self.edit_button, self.cover_replacer.button]
         if item.status in ("published", "scheduled"):
             actions.append(self.unpublish_button)
-        elif str(item.id) not in self.publish_waits:
-            actions += [self.publish_button, self.schedule_button]
+        elif str(item.id) not in self.publish_waits and not never_rendered(item):
+            actions += [self.publish_button, self.schedule_button]  # never rendered: the note says why not
         actions.append(self.delete_button)
         return actions
 

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QTabWidget, QWidget
 from castdeck.scripts.edits import Edit, label_edits, segment_label_edit
 from castdeck.scripts.lines import label_key
 from castdeck.services.drafts import FileChangedError
+from castdeck.services.render_choice import render_chosen
 from castdeck.services.script_sending import NotReady, Refusal
 from castdeck.store.drafts import GENERATED, IMPORTED, QUEUED, Draft
 from castdeck.store.script_files import ScriptFileError
@@ -325,7 +326,7 @@ class ScriptActions(QWidget):
             return None
         if values is None:
             dialog = SendDialog(self.session, action, analysis, podcast_id=draft.options.get("podcast_id"),
-                                render=bool(draft.options.get("render", False)), balance=self.balance()[0],
+                                render=bool(draft.options.get("render", render_chosen())), balance=self.balance()[0],
                                 parent=self)  # fmt: skip
             self.dialog = dialog
             accepted = await run_dialog(dialog)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from castdeck.api.models.limits import CREDITS_PER_NARRATION_MINUTE
 from castdeck.scripts import Analysis, HostRef, parse_text
 from castdeck.scripts.speakers import suggest_hosts
+from castdeck.services.render_choice import RENDER_OFF_MEANS, remember_render
 from castdeck.services.session import Session
 from castdeck.store.drafts import SnapshotInfo
 
@@ -73,7 +74,15 @@ class SendDialog(FittedDialog):
         form.addRow("Podcast", self.podcast_picker)
         self.render_check = QCheckBox("Render audio and video", self)
         self.render_check.setChecked(render)
-        form.addRow("Render", self.render_check)
+        render_note = QLabel(RENDER_OFF_MEANS, self)
+        render_note.setWordWrap(True)
+        render_note.setStyleSheet("color: palette(mid);")
+        render_box = QWidget(self)
+        render_column = QVBoxLayout(render_box)
+        render_column.setContentsMargins(0, 0, 0, 0)
+        render_column.addWidget(self.render_check)
+        render_column.addWidget(render_note)
+        form.addRow("Render", render_box)
         estimate = analysis.estimate
         if session.account is not None:
             balance = float(session.account.credits.balance)
@@ -124,6 +133,10 @@ class SendDialog(FittedDialog):
 
     def values(self) -> dict[str, Any]:
         return {"podcast_id": self.podcast_picker.selected_id(), "render": self.render_check.isChecked()}
+
+    def accept(self) -> None:
+        remember_render(self.render_check.isChecked())  # the next Generate or Import starts from it
+        super().accept()
 
 
 class MappingDialog(FittedDialog):
