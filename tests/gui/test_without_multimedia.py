@@ -3,11 +3,13 @@ window still work, and the player's place says what is missing and the command t
 And a pane that fails to build: a placeholder with the reason in its place, the sidebar and the
 stack in agreement, a start on it falls back to Episodes.
 
-The import is made to fail for real: ``sys.modules["PySide6.QtMultimedia"] = None`` makes Python's
-import machinery refuse it, as a missing library does (``castdeck.ui.multimedia`` is asked anew)."""
+The import is made to fail for real where the app makes it: the app's one door to QtMultimedia
+(``castdeck.ui.multimedia``, the only module a lint rule lets import it) is refused the import with
+the error a machine without libpulse gives, and is asked anew."""
 
 from __future__ import annotations
 
+import builtins
 import os
 import re
 import signal
@@ -45,8 +47,22 @@ SCREEN = (1280, 720)
 
 @pytest.fixture
 def no_multimedia(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """QtMultimedia cannot be imported in this test (and can again after it)."""
-    monkeypatch.setitem(sys.modules, "PySide6.QtMultimedia", None)
+    """QtMultimedia cannot be imported by the app in this test (and can again after it).
+
+    Python's own record of modules is left alone: an earlier test in this worker may have loaded
+    QtMultimedia, and Qt's bindings look its types up there when they wrap an object. Emptying it
+    (``sys.modules[...] = None``, as this fixture did) made such a lookup fail inside a window's
+    closeEvent, and crashed the worker, whenever the files met in that order."""
+    real_import = builtins.__import__
+
+    def refusing(
+        name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0
+    ) -> Any:
+        if name.startswith("PySide6.QtMultimedia") and (globals or {}).get("__name__") == multimedia.__name__:
+            raise ImportError("libpulse.so.0: cannot open shared object file: No such file or directory")
+        return real_import(name, globals, locals, fromlist, level)
+
+    monkeypatch.setattr(builtins, "__import__", refusing)
     multimedia.forget()
     assert not multimedia.available()
     yield
@@ -127,7 +143,7 @@ async def test_without_qtmultimedia_every_pane_opens_and_a_video_says_what_to_in
         if isinstance(pane, ResourcePane):
             await until(lambda p=pane: p.model.rowCount() > 0 and not p.model.loading, timeout=30)
             assert not pane.banner.isVisible(), pane.banner.text
-    assert "PySide6.QtMultimedia" not in {m for m, v in sys.modules.items() if v is not None}
+    assert not multimedia.available()  # the door stayed shut: every pane built without a player
 
     click_sidebar(qtbot, window, "Videos")
     pane = window.stack.currentWidget()
