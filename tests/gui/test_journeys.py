@@ -21,7 +21,7 @@ from castdeck.ui.panes.episodes import EpisodesPane
 from castdeck.ui.screen_fit import TITLE_BAR
 from castdeck.ui.scripts.dialogs import SendDialog
 from castdeck.ui.scripts.pane import ScriptsPane
-from tests.gui.conftest import OnLine, until
+from tests.gui.conftest import OnLine, quiet, until
 from tests.gui.helpers import new_podcast
 
 
@@ -171,3 +171,5 @@ async def test_a_draft_imported_as_written_and_its_episode_opened_from_the_scrip
     generate = await until(lambda: episodes.dialog if isinstance(episodes.dialog, GenerateDialog) else None)
     assert not generate.render_check.isChecked()
     generate.reject()
+    await on_line.background.drafts.flush()  # the draft's last edits on disk before the test ends
+    await quiet()

@@ -45,6 +45,7 @@ from castdeck.services.listing import ListFeed
 from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
 
+from .column_fit import ColumnFit
 from .details_panel import DetailsPanel, link_label
 from .empty_state import EmptyState
 from .pane_views import CARD_KINDS, PICTURE_KINDS, PaneViews
@@ -66,6 +67,8 @@ class ResourcePane(QWidget):
 
     title = ""
     kind = ""
+    STRETCH_COLUMN = 0
+    """The column that takes the width left (the title); lesser columns give way to keep it readable."""
     new_label: str | None = None
     dialog: Any = None
     """The dialog the pane opened last (see :meth:`open_dialog`)."""
@@ -151,6 +154,11 @@ class ResourcePane(QWidget):
         self.table.setWordWrap(False)
         rows_stay_put(self.table.viewport())  # the upload queue or a banner coming paints no row again
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.column_fit = ColumnFit(
+            self.table, title=self.STRETCH_COLUMN, keep=(0,) if self.STRETCH_COLUMN else ()
+        )
+        """The title column keeps a readable width; lesser columns give way first (the header's
+        context menu brings them back)."""
         self.views = PaneViews(self, self.table, cards=self.cards, pictures=self.has_pictures)
         """The table, the cards and the empty state in one stack, and the switch between them."""
         self.view_stack = self.views.stack
@@ -399,9 +407,13 @@ class ResourcePane(QWidget):
     def _first_rows(self) -> None:
         if not self._sized and self.model.rowCount() > 0:
             self._sized = True
-            QTimer.singleShot(0, self._size_columns)
+            QTimer.singleShot(0, self._size_and_fit_columns)
         if self._reselect is not None and self.select_id(self._reselect):
             self._reselect = None
+
+    def _size_and_fit_columns(self) -> None:
+        self._size_columns()
+        self.column_fit.fit()
 
     def _size_columns(self) -> None:
         header = self.table.horizontalHeader()

@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
 
 from castdeck.store.picture_files import picture_key
 
+from ..column_fit import ColumnFit
 from ..cover_delegate import PICTURE_ROW_HEIGHT, CoverDelegate, decode_picture, small_tile
 from ..flow_layout import FlowLayout, flow_policy
 from ..pane_header import fit_filter, view_switch
@@ -265,6 +266,7 @@ class EarlyWindow(QMainWindow):
             else:
                 top.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
         self.table.setWordWrap(False)
+        self.column_fit = ColumnFit(self.table)  # lesser columns give way as in the pane
         details = details_scroll(splitter)
         details.setWidget(self._details())
         splitter.addWidget(stack)

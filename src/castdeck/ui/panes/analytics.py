@@ -37,6 +37,7 @@ from castdeck.services.tasks import tasks
 from ..analytics.bars import BarChart
 from ..analytics.cards import FigureCard, FigureGrid
 from ..analytics.episode_table import EPISODE_ID_ROLE, EpisodeAnalyticsModel
+from ..column_fit import ColumnFit
 from ..dialogs.episode_dialogs import podcast_label
 from ..pickers import ComboPicker, podcast_feed
 from ..resource_model import ResourceFilterProxy, format_time
@@ -166,6 +167,7 @@ class AnalyticsPane(QWidget):
         header_view.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in range(1, self.model.columnCount()):
             header_view.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.column_fit = ColumnFit(self.table)  # narrow: the later figures give way to the title
         self.table.activated.connect(self._open_episode)  # a double-click, or Enter on the row
         content.addWidget(self.table, 1)
         scroll.setWidget(body)

@@ -164,6 +164,8 @@ class HostsPane(PicturedPane):
         )
         self.details.set_actions([] if archived else [self.edit_button, self.delete_button])
 
+    STRETCH_COLUMN = 2  # the name is sized to its text; the voice takes what is left
+
     def _size_columns(self) -> None:
         super()._size_columns()
         header = self.table.horizontalHeader()

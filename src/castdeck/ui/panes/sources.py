@@ -276,6 +276,8 @@ class SourcesPane(ResourcePane):
         self.details.set_actions([self.delete_button])
         self.ensure_polling()
 
+    STRETCH_COLUMN = 3  # the name is sized to its text; the error takes what is left
+
     def _size_columns(self) -> None:
         super()._size_columns()
         header = self.table.horizontalHeader()

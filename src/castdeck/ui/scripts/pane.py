@@ -179,6 +179,7 @@ class ScriptsPane(ScriptActions):
         self.find_button = b("Find…", "Find and replace", "Find (Ctrl+F) and replace (Ctrl+H)",
                              lambda: self.find_bar.open_bar(replace=True), undo_row)  # fmt: skip
         self.status = QLabel(text_page)
+        self.status.setWordWrap(True)  # narrow (the Jobs dock open): a second line, not "0 er"
         self.status.setObjectName("script_status")
         self.status.setAccessibleName("Script status")
         undo_row.addWidget(self.status, 1)
@@ -198,6 +199,10 @@ class ScriptsPane(ScriptActions):
 
         self.side = QTabWidget(split)
         self.side.setAccessibleName("Script panels")
+        # every tab's name whole ("Outli" was cut behind scroll arrows): the panels need that width,
+        # and the drafts list and the editor give way
+        self.side.tabBar().setUsesScrollButtons(False)
+        self.side.tabBar().setElideMode(Qt.TextElideMode.ElideNone)
         self.problems_panel = ProblemsPanel(self.side)
         self.outline = OutlinePanel(self.side)
         self.speakers = SpeakersPanel(self.side)
