@@ -30,6 +30,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from castdeck.api import CastdeckError, Client
 from castdeck.api.clock import SYSTEM_CLOCK, Clock
 from castdeck.failures import display, start_failed
+from castdeck.redact import RedactingFilter
 from castdeck.services import settings_later
 from castdeck.services.background import Background
 from castdeck.services.collector import QuietCollector
@@ -66,6 +67,7 @@ def _setup_logging(data_dir: Path) -> None:
         data_dir / "castdeck.log", maxBytes=2_000_000, backupCount=2
     )
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(RedactingFilter())  # signed addresses keep their secrets out of the log
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(logging.INFO)

@@ -39,6 +39,7 @@ from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
 from castdeck.data_dir import user_data_dir
+from castdeck.redact import redact_urls
 from castdeck.services.start_choice import STARTUP_PROBE, first_steps_pending, start_choice, start_pane
 from castdeck.store.cache_peek import peek_list
 from castdeck.store.picture_files import pictures_dir
@@ -119,6 +120,13 @@ def _platform_messages(mode: QtMsgType, _context: QMessageLogContext, message: s
     os._exit(platform_failed(message, user_data_dir() / "castdeck.log"))
 
 
+def _qt_messages(mode: QtMsgType, _context: QMessageLogContext, message: str) -> None:
+    """Qt's messages once the QApplication is made, as Qt prints them, with any address's query
+    taken out: Qt names the address it could not open ("…does not support openUrl() for '…'"),
+    and a signed download address carries its signature there."""
+    print(redact_urls(message), file=sys.stderr, flush=True)
+
+
 def make_application() -> QApplication:
     """The QApplication, named as QSettings and the desktop know it (its icon comes with
     :func:`set_app_icon`, after the early window's first paint)."""
@@ -133,6 +141,7 @@ def make_application() -> QApplication:
             app = QApplication(sys.argv[:1])
         finally:
             qInstallMessageHandler(previous)
+        qInstallMessageHandler(_qt_messages)
     assert isinstance(app, QApplication)
     # The loop ends when CastdeckApp.run returns, not when a window closes (a dialog closing before
     # the main window opens would otherwise stop qasync's loop under the running coroutine; and the

@@ -106,9 +106,18 @@ async def test_a_generation_card_runs_to_its_end_and_offers_the_next_steps(
     assert type(pane).__name__ == "EpisodesPane"
     await until(lambda: pane.current is not None and str(pane.current.id) == sent.resource_id)
 
+    # Play: the app's own player and transcript for that episode, not a browser
+    qtbot.mouseClick(card.buttons["play"], Qt.MouseButton.LeftButton)
+    listening = await until(lambda: pane.listen_window if pane.listen_window is not None else None)
+    await until(listening.isVisible)
+    assert listening.episode is not None and str(listening.episode.id) == sent.resource_id
+    assert window.current_pane() is pane
+    listening.close()
+
     # Download: the audio is saved where the user says, through the credential-free client
     card.buttons["download"].click()
-    dialog = panel.save_dialog
+    assert panel.saver is not None
+    dialog = panel.saver.dialog
     assert isinstance(dialog, QFileDialog) and dialog.isVisible()
     assert dialog.selectedFiles()[0].endswith(".mp3")
     target = tmp_path / "episode.mp3"

@@ -6,11 +6,12 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from castdeck.api.models import MediaJob
@@ -451,10 +452,8 @@ async def test_retry_a_failed_job(qtbot: QtBot, session: Session, background: Ba
 
 @pytest.mark.asyncio
 async def test_download_states_are_distinct(
-    qtbot: QtBot, session: Session, background: Background, monkeypatch: pytest.MonkeyPatch, shot
+    qtbot: QtBot, session: Session, background: Background, tmp_path: Path, shot
 ) -> None:
-    opened: list[str] = []
-    monkeypatch.setattr(media_module, "open_web_link", lambda url: opened.append(str(url)) or True)
     pane = open_pane(qtbot, session, background, VideosPane)
     accepted = await session.client.videos.create(prompt=unique("A short explainer about neap tides"))
     job_id = accepted.data.id
@@ -468,14 +467,14 @@ async def test_download_states_are_distinct(
     assert view.kind == "preparing"
     assert "Not ready yet" in view.message.text() and view.check_again is not None
     assert view.headline.text() == "◌ Being prepared"
-    assert opened == []
+    assert pane.saver.dialog is None  # nothing to save yet
 
     pane.status_button.click()
     note = await until(lambda: pane.details.value_of("Status check"))
     said = {"generating": "Still generating at ", "completed": "Completed (checked "}
     assert note.startswith(said[pane.current.status])  # what the status just read says
 
-    # completed: a link, opened in the browser
+    # completed: saved where the creator says, inside the app (no browser needed)
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         previous = pane.deliveries[job_id].checked_at if job_id in pane.deliveries else 0.0
@@ -494,7 +493,14 @@ async def test_download_states_are_distinct(
     assert view.link is not None and "Download the video file" in view.link.text()
     assert view.headline.text() == "● Ready to download"
     assert pane.details.value_of("Status") == "Completed"
-    assert opened == [pane.deliveries[job_id].url]
+    saving = await until(lambda: pane.saver.dialog)
+    assert isinstance(saving, QFileDialog) and saving.isVisible()
+    assert saving.selectedFiles()[0].endswith(".mp4")
+    target = tmp_path / "neap tides.mp4"
+    saving.fileSelected.emit(str(target))
+    saving.close()
+    await until(lambda: "Saved" in pane.banner.text)
+    assert target.stat().st_size > 0 and str(target) in pane.banner.text
     await laid_out()
     shot(pane, "pane-videos-download")
 
@@ -507,7 +513,7 @@ async def test_download_states_are_distinct(
     assert "no file to download" in view.message.text()
     assert view.headline.text() == "○ No downloadable file"
     assert view.link is not None and "studio" in view.link.text()
-    assert len(opened) == 1
+    assert pane.saver.dialog is saving  # nothing offered to save
     await drain()
 
 

@@ -178,6 +178,16 @@ async def test_dropping_a_folder_uploads_the_good_files_and_refuses_the_rest(
     assert texts == ["Pause", "Resume", "Cancel", "Retry", "Pause all", "Resume all", "Cancel all",
                      "Retry failed", "Clear finished"]  # fmt: skip
     assert view.actions_by_name["retry"].isEnabled() and not view.actions_by_name["pause"].isEnabled()
+    # Retry on the refused file looks at it again, and says so (it is still empty)
+    view.buttons["retry"].click()
+    await until(lambda: "checked again at" in (by_name(view)["empty.txt"].error or ""))
+    again = by_name(view)["empty.txt"]
+    assert again.state == "refused" and "checked again at" in cell(view, again, STATE)
+    # fixed on disk, then retried: it goes
+    (folder / "empty.txt").write_text("Not empty any more.", encoding="utf-8")
+    view.select_ids([again.id])
+    view.buttons["retry"].click()
+    await until(lambda: by_name(view)["empty.txt"].state == "done", timeout=60)
 
     # clearing finished rows empties the queue and hides it
     view.buttons["clear"].click()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -124,7 +125,11 @@ class TransferSteps:
         if not item.can_retry or item_id in self._running:
             return
         if isinstance(result, UploadError):
-            self._commit(item_id, state="refused", error=describe_error(result))
+            # refused again: say that the file was looked at again (a Retry never does nothing)
+            checked = time.strftime("%H:%M:%S", time.localtime())
+            self._commit(
+                item_id, state="refused", error=f"{describe_error(result)} (checked again at {checked})"
+            )
             return
         same = (result.size, result.mtime_ns, result.mime_type, result.name) == (
             item.size, item.mtime_ns, item.mime_type, item.name

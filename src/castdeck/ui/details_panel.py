@@ -23,7 +23,7 @@ def link_label(url: str | None, text: str | None = None) -> QLabel:
         label.setText(f'<a href="{safe}">{shown}</a>')
         label.setTextFormat(Qt.TextFormat.RichText)
         label.setOpenExternalLinks(False)
-        label.linkActivated.connect(open_web_link)
+        label.linkActivated.connect(lambda href: open_web_link(href, label))
         label.setAccessibleName(text or url)
         label.setToolTip(url)
     else:

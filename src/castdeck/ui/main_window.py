@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from PySide6.QtCore import QEvent, QSettings, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QShowEvent
@@ -54,6 +54,13 @@ OPEN_PANES = {
     "podcast_analytics": "Analytics",
 }
 """Which pane shows an item of each kind (a job card's or a pane's "Open")."""
+
+
+@runtime_checkable
+class EpisodeListener(Protocol):
+    """A pane that opens an episode's player and transcript (Episodes)."""
+
+    def listen_to(self, episode_id: str) -> None: ...
 
 
 class MainWindow(QMainWindow):
@@ -122,6 +129,7 @@ class MainWindow(QMainWindow):
         self.jobs_panel = JobsPanel(self.jobs_dock)
         self.jobs_panel.setMinimumWidth(300)
         self.jobs_panel.openRequested.connect(self.open_item)
+        self.jobs_panel.listenRequested.connect(self.listen_to)
         self.jobs_panel.uploadsRequested.connect(self.show_uploads)
         self.jobs_dock.setWidget(self.jobs_panel)
         self.notifier = Notifier(self)
@@ -247,6 +255,12 @@ class MainWindow(QMainWindow):
         reveal = getattr(pane, "reveal", None)
         if callable(reveal):
             reveal(resource_id)
+
+    def listen_to(self, episode_id: str) -> None:
+        """A job card's Play: the episode selected in Episodes, its player and transcript opened."""
+        pane = self.show_pane("Episodes")
+        if isinstance(pane, EpisodeListener):
+            pane.listen_to(episode_id)
 
     def show_uploads(self) -> None:
         pane = self.show_pane("Sources")

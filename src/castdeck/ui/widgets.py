@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import sys
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, QStandardPaths, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QDialog,
     QFrame,
     QHBoxLayout,
@@ -34,9 +37,11 @@ __all__ = [
     "SafeTextBrowser",
     "alive",
     "ask",
+    "browser_reachable",
     "describe_error",
     "display_text",
     "heading_label",
+    "offer_to_copy",
     "open_web_link",
     "run_dialog",
 ]
@@ -153,7 +158,7 @@ class SafeTextBrowser(QTextBrowser):
         super().__init__(parent)
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
-        self.anchorClicked.connect(open_web_link)
+        self.anchorClicked.connect(lambda url: open_web_link(url, self))
 
     def loadResource(self, type: int, name: QUrl | str) -> Any:
         return None
@@ -282,11 +287,54 @@ def heading_label(text: str, parent: QWidget, scale: float = 1.5) -> QLabel:
     return heading
 
 
-def open_web_link(url: QUrl | str) -> bool:
+def browser_reachable() -> bool:
+    """Whether asking the desktop to open an address can work here: not on a platform without a
+    desktop (offscreen, minimal), nor on Linux without ``xdg-open`` (or ``$BROWSER``). Qt would
+    answer False there too, after printing the whole address to the terminal."""
+    if QGuiApplication.platformName() in ("offscreen", "minimal", ""):
+        return False
+    if sys.platform.startswith(("linux", "freebsd", "openbsd")):
+        return bool(QStandardPaths.findExecutable("xdg-open") or os.environ.get("BROWSER"))
+    return True
+
+
+def open_web_link(url: QUrl | str, parent: QWidget | None = None) -> bool:
+    """Open an http(s) address in the browser. When no browser can be asked or it refuses, and a
+    ``parent`` is given, a message there says so and offers to copy the address (never a silent
+    nothing). Returns whether the browser was asked successfully."""
     target = QUrl(url) if isinstance(url, str) else url
     if target.scheme() not in ("http", "https"):
         return False
-    return QDesktopServices.openUrl(target)
+    if browser_reachable() and QDesktopServices.openUrl(target):
+        return True
+    if parent is not None and alive(parent):
+        offer_to_copy(target.toString(), parent)
+    return False
+
+
+def offer_to_copy(address: str, parent: QWidget) -> QMessageBox:
+    """ "No browser could open it": the address offered on the clipboard (one box at a time)."""
+    old = parent.findChild(QMessageBox, "no_browser")
+    if old is not None:
+        old.close()
+    box = QMessageBox(parent)
+    box.setObjectName("no_browser")
+    box.setIcon(QMessageBox.Icon.Information)
+    box.setWindowTitle("No browser to open the address")
+    box.setText("No web browser could be opened on this computer for this address.")
+    box.setInformativeText("Copy the address to open it in a browser elsewhere.")
+    copy = box.addButton("Copy address", QMessageBox.ButtonRole.AcceptRole)
+    box.addButton(QMessageBox.StandardButton.Close)
+    box.setDefaultButton(copy)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+    def clicked(button: QAbstractButton) -> None:
+        if button is copy:
+            QGuiApplication.clipboard().setText(address)
+
+    box.buttonClicked.connect(clicked)
+    box.open()
+    return box
 
 
 async def run_dialog(dialog: QDialog) -> int:

@@ -15,17 +15,13 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import re
 import time
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
-from urllib.parse import urlparse
 
-from PySide6.QtCore import QStandardPaths, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
-    QFileDialog,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -46,6 +42,7 @@ from castdeck.store.jobs import Job
 from castdeck.store.kinds import MEDIA_KINDS, collection_of
 from castdeck.store.outbox import OutboxEntry
 
+from ..download_saver import DownloadSaver
 from ..widgets import Banner, ElidedButton, alive, ask, open_web_link
 from .card import ENDED_STATES, CardView, JobCard, entry_view, job_key, job_view
 
@@ -77,16 +74,11 @@ store) does not grow without end. Refused writes stay until the user acts on the
 CLEARED_STATES = ("completed", "failed")
 
 
-def _file_name(title: str, url: str, fallback: str) -> str:
-    suffix = Path(urlparse(url).path).suffix or fallback
-    stem = re.sub(r"[^\w\- ]+", "", title.split(":", 1)[-1]).strip()[:60] or "castdeck"
-    return stem + suffix
-
-
 class JobsPanel(QWidget):
     """Live job cards of one :class:`Background` (rebound when the profile changes)."""
 
     openRequested = Signal(str, str)  # kind, resource id
+    listenRequested = Signal(str)  # an episode's id: its Play (the app's player and transcript)
     uploadsRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -95,6 +87,8 @@ class JobsPanel(QWidget):
         self.setAccessibleName("Jobs")
         self.work = tasks.scope(self)
         self.background: Background | None = None
+        self.saver: DownloadSaver | None = None
+        """Saves a finished file where the creator says (made for the bound session's downloads)."""
         self.cards: dict[str, JobCard] = {}
         self.views: dict[str, CardView] = {}
         self._states: Counter[str] = Counter()
@@ -224,6 +218,7 @@ class JobsPanel(QWidget):
         self._waiting_since = None
         self._states.clear()
         self.background = background
+        self.saver = None  # the next Download saves through the new session's client
         if background is not None:
             background.jobs.jobChanged.connect(self._job_changed)
             background.outbox.entryChanged.connect(self._entry_changed)
@@ -504,9 +499,9 @@ class JobsPanel(QWidget):
             QGuiApplication.clipboard().setText(text)
             self.banner.show_message("The error and its request ID are on the clipboard.", kind="info")
         elif action == "studio" and view.links.get("studio_url"):
-            open_web_link(str(view.links["studio_url"]))
-        elif action == "play" and view.links.get("audio_url"):
-            open_web_link(str(view.links["audio_url"]))
+            open_web_link(str(view.links["studio_url"]), self)
+        elif action == "play" and job is not None and job.kind == "episode":
+            self.listenRequested.emit(job.resource_id)
         elif action == "download" and job is not None:
             self._download(job, view)
         elif action == "retry" and job is not None:
@@ -579,25 +574,9 @@ class JobsPanel(QWidget):
             )
 
     def _choose_file(self, job: Job, url: str, fallback: str) -> None:
-        folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DownloadLocation)
-        dialog = QFileDialog(
-            self, "Save the file", str(Path(folder) / _file_name(job.title or job.kind, url, fallback))
-        )
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.fileSelected.connect(lambda path: self._save(job, url, Path(path)))
-        self.save_dialog = dialog
-        dialog.open()
-
-    def _save(self, job: Job, url: str, dest: Path) -> None:
-        background = self.background
-        if background is None:
-            return
-        self.banner.show_message(f"Downloading “{job.title}”…", kind="info")
-
-        async def fetch() -> None:
-            await background.downloads.save(url, dest)
-            if alive(self):
-                self.banner.show_message(f"Saved “{job.title}” to {dest}.", kind="info")
-
-        self.work.start(fetch(), on_error=self._failed, name="download")
+        saver = self.saver
+        if saver is None and self.background is not None:
+            saver = self.saver = DownloadSaver(self.background.downloads, self)
+            saver.said.connect(lambda text, kind: self.banner.show_message(text, kind=kind))
+        if saver is not None:
+            saver.ask(job.title or job.kind, url, fallback)

@@ -493,6 +493,19 @@ class EpisodesPane(PicturedPane):
         if isinstance(dialog.result_value, Episode):
             self.item_changed(dialog.result_value)
 
+    def listen_to(self, episode_id: str) -> None:
+        """Select the episode (read from the service when the list has not loaded it), then open
+        its player and transcript: a job card's Play."""
+        self.activate()
+        if self.select_id(episode_id):
+            self.listen_current()
+            return
+        self.run(self._listen_to(episode_id), "Could not read the episode to play it")
+
+    async def _listen_to(self, episode_id: str) -> None:
+        self.item_changed(await self.read_item(episode_id))
+        self.listen_current()
+
     def listen_current(self) -> ListenWindow | None:
         """Open the player and transcript of the selected episode (one window, reused)."""
         episode = self.current

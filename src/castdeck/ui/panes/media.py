@@ -36,6 +36,7 @@ from castdeck.store.jobs import Job
 from castdeck.store.outbox import OutboxEntry
 
 from ..dialogs.media_dialog import COLLECTIONS, MediaCreateDialog, format_duration
+from ..download_saver import DownloadSaver
 from ..pane import ResourcePane, link_label
 from ..pickers import host_feed
 from ..preview.preview import MediaPreview
@@ -118,6 +119,8 @@ class MediaPane(ResourcePane):
         # before the base builds the list: it may ask for pictures as soon as rows arrive
         self.stills = Stills(background.media_files, self.info.kind, self._start_quietly)
         super().__init__(session, parent)
+        self.saver = DownloadSaver(background.downloads, self)  # Download saves where the creator says
+        self.saver.said.connect(lambda text, kind: self.banner.show_message(text, kind=kind))
         self.stills.setParent(self)
         self.stills.stillReady.connect(self._still_arrived)
         self.splitter.setSizes([665, 435])  # room for titles; the details still fit their four actions
@@ -364,7 +367,7 @@ class MediaPane(ResourcePane):
         studio.setAccessibleName(f"Open {noun} in the studio")
         studio.setToolTip(item.studio_url or "The service gave no studio address")
         studio.setEnabled(bool(item.studio_url))
-        studio.clicked.connect(lambda: open_web_link(item.studio_url or ""))
+        studio.clicked.connect(lambda: open_web_link(item.studio_url or "", self))
         status = QPushButton("Refresh status", self)
         status.setAccessibleName(f"Refresh {noun} status")
         status.setToolTip("Ask the service for the current status once")
@@ -466,7 +469,8 @@ class MediaPane(ResourcePane):
             await self._refresh_status(key)  # the list still shows an older state
         self.deliveries[key] = state
         if state.kind == "available" and state.url:
-            open_web_link(state.url)
+            title = item.title if item is not None and item.title else f"{self.info.noun} {key}"
+            self.saver.ask(title, state.url, ".mp4")  # saved where the creator says, in the app
         self._reshow(key)
         return state
 

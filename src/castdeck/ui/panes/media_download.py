@@ -64,8 +64,8 @@ class DownloadView(QFrame):
         if state.kind == "available" and state.url:
             origin = "storage" if state.origin in (None, "storage") else state.origin
             self.message.setText(
-                f"From {origin}, checked {checked}. It opened in your browser; if the link stops "
-                "working, press Download again for a fresh one."
+                f"From {origin}, checked {checked}. Choose where to save it; the address below is signed "
+                "and expires, so press Download again for a fresh one later."
             )
             self.link = link_label(state.url, f"Download the {noun} file")
         elif state.kind == "preparing":

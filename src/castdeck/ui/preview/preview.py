@@ -116,7 +116,7 @@ class MediaPreview(QFrame):
         self.studio_link = QLabel(self.notice)
         self.studio_link.setTextFormat(Qt.TextFormat.RichText)
         self.studio_link.setOpenExternalLinks(False)
-        self.studio_link.linkActivated.connect(open_web_link)
+        self.studio_link.linkActivated.connect(lambda href: open_web_link(href, self))
         self.studio_link.setAccessibleName(f"Open the {noun} in the studio")
         self.studio_link.hide()
         actions.addWidget(self.studio_link)
