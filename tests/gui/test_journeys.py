@@ -112,8 +112,8 @@ async def test_a_draft_imported_as_written_and_its_episode_opened_from_the_scrip
     pane.editor.setFocus()
     hosts = pane.hosts or []
     assert len(hosts) >= 2
-    for line in (f"[{hosts[0].name}]", "Rivers bend because water is lazy.", f"[{hosts[1].name}]",
-                 "Or because it is patient."):  # fmt: skip
+    for line in ("# Why rivers bend", f"[{hosts[0].name}]", "Rivers bend because water is lazy.",
+                 f"[{hosts[1].name}]", "Or because it is patient."):  # fmt: skip
         qtbot.keyClicks(pane.editor, line)
         qtbot.keyClick(pane.editor, Qt.Key.Key_Return)
     await until(lambda: pane.analysis is not None and not pane.analysis.errors)
@@ -134,6 +134,9 @@ async def test_a_draft_imported_as_written_and_its_episode_opened_from_the_scrip
     await until(lambda: pane.draft is not None and pane.draft.state == "imported", timeout=60)
     episode_id = pane.draft.episode_id
     assert episode_id and f"episode:{episode_id}" in pane.info.text()
+    # the episode carries the draft's title, not its first spoken words (counted on the service)
+    await until(lambda: pane.draft is not None and "title_owed" not in pane.draft.options)
+    assert (await session.client.episodes.get(episode_id)).title == "Why rivers bend"
 
     # the draft's row, double-clicked: Episodes opens with the episode selected
     row = pane.list_model.row_of(pane.draft.id)
@@ -160,6 +163,7 @@ async def test_a_draft_imported_as_written_and_its_episode_opened_from_the_scrip
         timeout=120,
     )
     await until(lambda: episodes.details.note.text() == NOT_RENDERED_NOTE)
+    assert episodes.details.heading.text() == "Why rivers bend"
     assert episodes.details.note.isVisible()
     assert not episodes.publish_button.isVisible() and not episodes.schedule_button.isVisible()
     assert episodes.delete_button.isVisible()

@@ -11,7 +11,7 @@ import pytest
 from castdeck.api.models import Podcast
 from castdeck.scripts import HostRef
 from castdeck.services.background import Background
-from castdeck.services.script_sending import NotReady, Refusal
+from castdeck.services.script_sending import TITLE_OWED, NotReady, Refusal
 from castdeck.store.drafts import Draft
 from tests.conftest import RunningSandbox
 from tests.gui.conftest import OnLine, quiet, until
@@ -54,7 +54,42 @@ async def test_an_import_goes_out_once_and_the_draft_links_its_episode(on_line: 
     assert done.episode_id == (await episodes_of(on_line, show.id))[0]
     assert [s.status for s in line.to("POST", "/v1/episodes/import")] == [202]
     assert [s.reason for s in await background.drafts.history(draft.id)] == ["before_import"]
+    # the episode carries the draft's title, given once, not its first spoken words
+    await until(lambda: TITLE_OWED not in (background.drafts.store.get(draft.id) or done).options)
+    assert draft.title == "Slack water"
+    assert (await on_line.session.client.episodes.get(done.episode_id)).title == "Slack water"
+    assert [s.status for s in line.to("PATCH", f"/v1/episodes/{done.episode_id}")] == [200]
     await quiet()
+
+
+@pytest.mark.asyncio
+async def test_a_title_the_service_could_not_take_is_given_at_the_next_start(
+    sandbox: RunningSandbox, on_line: OnLine, cache, tmp_path: Path
+) -> None:
+    background, line = on_line.background, on_line.line
+    show, hosts = await podcast(on_line), await hosts_of(on_line)
+    draft = await background.drafts.create(
+        "# Why rivers bend\n[Alex]\nWelcome back.\n[Priya]\nWater is lazy.\n"
+    )
+    line.fail_next("PATCH", "", 503)  # the title's request fails once (it is not repeated by itself)
+    await background.scripts.send(draft.id, "import", podcast_id=show.id, render=False, hosts=hosts)
+    done = await settled(background, draft.id, "imported")
+    await until(lambda: line.to("PATCH"))
+    await quiet()
+    assert (background.drafts.store.get(draft.id) or done).options.get(TITLE_OWED) is True  # still owed
+    await background.close()
+    session = await session_through(sandbox.base_url, cache, line)
+    again = Background(session, tmp_path / "background", drafts_dir=tmp_path / "drafts")
+    try:
+        again.start()  # what is owed is given once the outbox's first round is done
+        await until(lambda: TITLE_OWED not in (again.drafts.store.get(draft.id) or done).options)
+        assert (await session.client.episodes.get(done.episode_id or "")).title == "Why rivers bend"
+        assert [s.status for s in line.to("PATCH", f"/v1/episodes/{done.episode_id}")] == [503, 200]
+        assert len(await episodes_of(on_line, show.id)) == 1
+        await quiet()
+    finally:
+        await again.close()
+        await session.close()
 
 
 @pytest.mark.asyncio
@@ -152,8 +187,13 @@ async def test_generate_from_a_script_sends_the_structured_form(on_line: OnLine)
         background.scripts.check(draft, "generate", podcast_id=None, render=False, hosts=hosts)
     await background.scripts.send(draft.id, "generate", podcast_id=show.id, render=True, hosts=hosts)
     done = await settled(background, draft.id, "generated")
-    assert done.episode_id is not None and done.options == {"podcast_id": show.id, "render": True}
+    assert done.episode_id is not None
+    given = await until(
+        lambda: (d := background.drafts.store.get(draft.id)) and TITLE_OWED not in d.options and d
+    )
+    assert given.options == {"podcast_id": show.id, "render": True}
     episode = await on_line.session.client.episodes.get(done.episode_id)
+    assert episode.title == "Slack water"  # the draft's, not the script's first words
     by_name = {h.name: h.id for h in hosts}
     assert set(episode.host_ids or []) == {
         by_name["Alex Rivera"],

@@ -107,6 +107,8 @@ class Background(QObject):
         await self.jobs.resume()
         if not self._closed and (flushing := self.outbox.flush()) is not None:
             await asyncio.gather(flushing, return_exceptions=True)  # its faults are its own to report
+        if not self._closed:
+            await self.scripts.give_owed_titles()  # sent drafts whose episodes still await their titles
 
     async def picked_up(self) -> None:
         """Until what :meth:`start` set going has ended: the jobs resumed and the outbox's first

@@ -31,7 +31,7 @@ from castdeck.api.polling import MAX_POLL_INTERVAL, StillRunning, episode_runnin
 from castdeck.store.jobs import Job, JobStore
 from castdeck.store.kinds import JOB_KINDS, MEDIA_KINDS, collection_of
 
-from .messages import error_text, problem_text
+from .messages import error_text, problem_text, quoted
 from .session import Session
 from .tasks import tasks
 
@@ -67,7 +67,7 @@ Finisher = Callable[[Job, Any], Awaitable[Finish]]
 
 def job_text(job: Job) -> str:
     """The state of a job in a sentence (cards, the details of a pane)."""
-    name = job.title or job.kind.capitalize()
+    name = quoted(job.title) if job.title else job.kind.capitalize()
     if job.state == "still_running":
         return still_running_text(job)
     if job.state == "failed":

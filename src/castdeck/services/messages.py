@@ -7,7 +7,7 @@ from typing import Any
 
 from castdeck.api import APIConnectionError, ApiError, CastdeckError, InvalidResponseError, UploadError
 
-__all__ = ["MESSAGE_LIMIT", "clip", "error_text", "problem_text"]
+__all__ = ["MESSAGE_LIMIT", "TITLE_LIMIT", "clip", "error_text", "problem_text", "quoted", "shortened"]
 
 MESSAGE_LIMIT = 500
 """Characters of a message at most: a service that sends a megabyte of ``detail`` gets a banner,
@@ -17,6 +17,28 @@ a card and a log line of a few lines, not a megabyte (the status suffix comes on
 def clip(text: str, limit: int = MESSAGE_LIMIT) -> str:
     """``text`` cut to ``limit`` characters, ending in an ellipsis when it was cut."""
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+TITLE_LIMIT = 60
+"""Characters of a title quoted in a sentence at most (a status line, a notification)."""
+
+
+def shortened(title: str, limit: int = TITLE_LIMIT) -> str:
+    """``title`` on one line, cut at a word boundary to at most ``limit`` characters with an
+    ellipsis ("Welcome back to The Curious Current…", never "…Today we" or "Curr…")."""
+    text = " ".join(title.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2:  # a word boundary not too far back; else a very long word is cut
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.-–—") + "…"
+
+
+def quoted(title: str, limit: int = TITLE_LIMIT) -> str:
+    """A title as a sentence quotes it: “shortened”."""
+    return f"“{shortened(title, limit)}”"
 
 
 def error_text(error: BaseException, *, status: bool = True) -> str:

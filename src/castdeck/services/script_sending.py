@@ -24,23 +24,40 @@ from typing import Any
 from pydantic import ValidationError
 from PySide6.QtCore import QObject, Signal
 
+from castdeck.api import CastdeckError, NotFoundError
 from castdeck.api.models import EpisodeGenerateInput, EpisodeImportInput, field_errors
+from castdeck.api.models.limits import MAX_EPISODE_TITLE_CHARS
 from castdeck.scripts import HostRef, Problem, analyze, to_structured
 from castdeck.scripts.requests import generate_body, import_body
 from castdeck.store.drafts import DRAFT, GENERATED, IMPORTED, QUEUED, Draft
 from castdeck.store.outbox import OutboxEntry
 
-from .drafts import Drafts
+from .drafts import SCRIPT_SUFFIXES, UNTITLED, Drafts
 from .outbox import Outbox
 from .session import Session
 from .starting import JobStarter
 from .tasks import tasks
 
-__all__ = ["ACTIONS", "NotReady", "Refusal", "ScriptSender"]
+__all__ = ["ACTIONS", "TITLE_OWED", "NotReady", "Refusal", "ScriptSender", "episode_title"]
 
 log = logging.getLogger(__name__)
 
 ACTIONS = {"import": "episode_import", "generate": "episode_generate"}
+TITLE_OWED = "title_owed"
+"""In a sent draft's options: its episode has not been given the draft's title yet."""
+
+
+def episode_title(draft: Draft) -> str | None:
+    """The title the episode made from ``draft`` gets: the draft's name (a file's without its
+    suffix), at most the service's limit; None for a draft never named ("Untitled script")."""
+    name = draft.title.strip()
+    if name.lower().endswith(SCRIPT_SUFFIXES):
+        name = name.rsplit(".", 1)[0].strip()
+    if not name or name == UNTITLED:
+        return None
+    return name[:MAX_EPISODE_TITLE_CHARS]
+
+
 _DONE = {"import": IMPORTED, "generate": GENERATED}
 
 
@@ -84,6 +101,7 @@ class ScriptSender(QObject):
         self._settling: set[asyncio.Task[None]] = set()
         self._closed = False
         outbox.entryChanged.connect(self._entry_changed)
+        session.reconnected.connect(self._reconnected)
 
     async def close(self) -> None:
         """Stop hearing the outbox and let the drafts' changes under way end (before the drafts
@@ -94,6 +112,8 @@ class ScriptSender(QObject):
         self._closed = True
         with contextlib.suppress(RuntimeError, TypeError):
             self.outbox.entryChanged.disconnect(self._entry_changed)
+        with contextlib.suppress(RuntimeError, TypeError):
+            self.session.reconnected.disconnect(self._reconnected)
         if self._settling:
             await asyncio.gather(*self._settling, return_exceptions=True)
 
@@ -169,6 +189,46 @@ class ScriptSender(QObject):
 
     # --- answers ---------------------------------------------------------------------------------------------
 
+    def _reconnected(self) -> None:
+        self._track(tasks.start(self.give_owed_titles(), name="give owed titles"))
+
+    def _track(self, task: asyncio.Task[None]) -> None:
+        if self._closed:
+            task.cancel()
+            return
+        self._settling.add(task)
+        task.add_done_callback(self._settling.discard)
+
+    async def give_owed_titles(self) -> None:
+        """Give the episodes of sent drafts the titles still owed to them (the service could not be
+        reached when they were accepted, or the app stopped first): at start and on reconnect."""
+        for draft in await self.drafts.list_drafts():
+            if draft.options.get(TITLE_OWED) and draft.episode_id:
+                async with self._lock(draft.id):
+                    fresh = await self.drafts.get(draft.id)
+                    if fresh is not None:
+                        await self._give_title(fresh)
+
+    async def _give_title(self, draft: Draft) -> None:
+        """The episode made from ``draft`` carries the draft's title: the service names an imported
+        episode after its first spoken words. Owed (``title_owed`` in the draft's options, stored
+        with the draft's new state) until the service has it; then not again, so a title the
+        creator changes later is theirs."""
+        title = episode_title(draft)
+        if not draft.options.get(TITLE_OWED) or not draft.episode_id:
+            return
+        if title is not None:
+            episode_id = draft.episode_id
+            try:
+                await self.session.call(lambda c: c.episodes.update(episode_id, title=title), write=True)
+            except NotFoundError:
+                pass  # the episode is gone: nothing is owed any more
+            except CastdeckError as error:
+                log.info("the title of episode %s stays owed: %s", episode_id, error)
+                return
+        options = {k: v for k, v in draft.options.items() if k != TITLE_OWED}
+        self.changed.emit(await self.drafts.update(draft.id, options=options))
+
     def reconcile(self) -> None:
         """At start, before the outbox resends anything: follow the requests of queued drafts (sent
         meanwhile, refused, or still waiting). One small read of the drafts file."""
@@ -185,9 +245,7 @@ class ScriptSender(QObject):
     def _start_settling(self, draft_id: str, entry: OutboxEntry) -> None:
         if self._closed:
             return
-        task = tasks.start(self._settle(draft_id, entry), name="settle script request")
-        self._settling.add(task)
-        task.add_done_callback(self._settling.discard)
+        self._track(tasks.start(self._settle(draft_id, entry), name="settle script request"))
 
     async def _settle(self, draft_id: str, entry: OutboxEntry) -> None:
         async with self._lock(draft_id):
@@ -200,11 +258,13 @@ class ScriptSender(QObject):
             return  # settled already, or the draft has moved on
         action = "import" if entry.kind == "episode_import" else "generate"
         if entry.state == "sent":
+            owed = episode_title(draft) is not None
             done = await self.drafts.update(
                 draft_id, state=_DONE[action], episode_id=entry.resource_id, problem=None, retry_key=None,
-                retry_kind=None,
+                retry_kind=None, options={**draft.options, TITLE_OWED: True} if owed else draft.options,
             )  # fmt: skip
             self.changed.emit(done)
+            await self._give_title(done)
             return
         problem = dict(entry.problem or {})
         recovery = problem.get("recovery") or {}

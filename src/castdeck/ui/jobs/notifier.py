@@ -16,6 +16,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QMainWindow, QSystemTrayIcon
 
 from castdeck.services.background import Background
+from castdeck.services.messages import quoted
 from castdeck.services.outbox import title_of
 from castdeck.store.jobs import Job
 from castdeck.store.outbox import OutboxEntry
@@ -36,7 +37,7 @@ class Notification:
 
 def job_notification(job: Job) -> Notification:
     noun = KIND_LABELS.get(job.kind, job.kind.capitalize())
-    name = job.title or noun
+    name = quoted(job.title) if job.title else noun
     if job.state == "completed":
         ready = "is ready to use" if job.kind == "source" else "has finished"
         return Notification(f"{noun} finished", f"{name} {ready}.", False)
