@@ -124,6 +124,14 @@ _PYAV_IMPORT = _PyAVImportWatch()
 sys.meta_path.insert(0, _PYAV_IMPORT)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _the_qapplication_first(qapp: Any) -> None:
+    """Each worker makes its QApplication before its first test. Code that needs only QtGui (the
+    bundle's icon step, tests/unit/test_packaging.py) otherwise made a QGuiApplication when its
+    file came first to a worker, and every widget test after it in that worker failed (seen when a
+    worker's first files were unit tests; the whole suite's order only happened to avoid it)."""
+
+
 @pytest.fixture(autouse=True)
 def _no_pyav_in_the_test_process() -> Iterator[None]:
     """Fail a test after which PyAV (``av``) is loaded in the test process.
