@@ -410,7 +410,9 @@ class UploadQueue(TransferSteps, QObject):
         item = self._change(item_id, **changes)
         if item is None or not await self._save(item_id):
             raise Stopped
-        return self._items[item_id]
+        # "Clear finished" may have taken a finished item off the queue while it was stored: its
+        # last state is still the answer (a finished upload's source is still announced)
+        return self._items.get(item_id, item)
 
     async def _fail(self, item_id: str, message: str, **changes: Any) -> NoReturn:
         await self._set(item_id, state="failed", error=message, reserving=False, **changes)
