@@ -83,7 +83,10 @@ async def test_a_podcasts_figures_as_the_service_gives_them(
     assert [name for name, _ in pane.apps_chart.bars] == [name for name, _ in apps]
     assert [round(v) for _, v in pane.apps_chart.bars] == [round(v) for _, v in apps]
     top_name, top_value = apps[0]
-    assert pane.apps_chart.tooltip_for(0).startswith(f"{top_name}: {round(top_value):,} plays (")
+    # the bars count what the Plays card counts: they add up to it, and a bar's share is of all plays
+    assert sum(value for _, value in apps) == totals.plays
+    share = f"{top_value / totals.plays:.1%}"
+    assert pane.apps_chart.tooltip_for(0) == f"{top_name}: {round(top_value):,} plays ({share} of all plays)"
     middle = pane.apps_chart.bar_rect(1).center().toPoint()
     assert pane.apps_chart.bar_at(middle) == 1
     assert all(isinstance(t, int) for t in nice_ticks(top_value)) and nice_ticks(top_value)[-1] >= top_value

@@ -160,8 +160,9 @@ async def podcast_analytics(request: Request) -> Response:
     last_7 = sum(r[0] + n["video_views"]["last_7_days"] for r, n in zip(recent, per_episode, strict=True))
     last_30 = sum(r[1] + n["video_views"]["last_30_days"] for r, n in zip(recent, per_episode, strict=True))
     apps = seed_content.analytics_numbers(record.id, 30.0).get("plays_by_app", {})
-    scale = sum(apps.values()) or 1
-    plays_by_app = {name: round(downloads * value / scale) for name, value in apps.items()}
+    # plays by app count what "plays" counts (downloads plus video views), split by the podcast's
+    # app shares and summing to it exactly (largest remainders get the units rounding left over)
+    plays_by_app = _split(((downloads if enabled else 0) + views), apps)
     return data_response(
         {
             "podcast_id": record.id,
@@ -182,6 +183,19 @@ async def podcast_analytics(request: Request) -> Response:
             ],
         }
     )
+
+
+def _split(total: int, weights: dict[str, float]) -> dict[str, int]:
+    """``total`` in whole parts proportional to ``weights``, summing to ``total``."""
+    scale = sum(weights.values())
+    if not scale:
+        return {}
+    exact = {name: total * value / scale for name, value in weights.items()}
+    parts = {name: int(share) for name, share in exact.items()}
+    left = total - sum(parts.values())
+    for name in sorted(exact, key=lambda n: (-(exact[n] - parts[n]), n))[:left]:
+        parts[name] += 1
+    return parts
 
 
 def _recent_downloads(record: Record, lag: float = 0.0) -> tuple[int, int]:

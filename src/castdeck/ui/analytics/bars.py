@@ -118,7 +118,7 @@ class BarChart(QWidget):
     def tooltip_for(self, index: int) -> str:
         name, value = self._bars[index]
         total = sum(v for _, v in self._bars)
-        share = f" ({value / total:.1%} of all)" if total else ""
+        share = f" ({value / total:.1%} of all {self.unit})" if total else ""
         prefix = "at least " if self._floor else ""
         return f"{name}: {prefix}{round(value):,} {self.unit}{share}"
 
