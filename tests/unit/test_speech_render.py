@@ -21,6 +21,7 @@ from castdeck.sandbox.render import (
     Slide,
     SynthesisFailed,
     Turn,
+    as_written,
     encode_mp3,
     narrate,
     render_cover,
@@ -113,6 +114,17 @@ def test_narrate_shifts_timestamps_and_labels_speakers() -> None:
     second = [w for w in narration.words if w.speaker == 1]
     assert second[0].start >= narration.turn_starts[1]
     assert narration.words[-1].end <= narration.duration
+    # each word carries the punctuation written against it, as speech services give word timings
+    assert [w.text for w in narration.words] == " ".join(t.text for t in two_turns()).split()
+
+
+def test_a_word_as_written_keeps_its_marks_but_not_a_hyphen_to_the_next_word() -> None:
+    text = "“Floodplains,” she said (quietly)... state-of-the-art? ¡Sí!"
+    assert as_written(text, 1, 12) == "“Floodplains,”"
+    assert as_written(text, 25, 32) == "(quietly)..."
+    assert as_written(text, 37, 42) == "state"  # the hyphen belongs to no word
+    assert as_written(text, 50, 53) == "art?"
+    assert as_written(text, 56, 58) == "¡Sí!"
 
 
 def test_encode_mp3_round_trip(tmp_path: Path) -> None:

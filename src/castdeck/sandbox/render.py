@@ -124,7 +124,12 @@ def narrate(
             offset += len(gap)
         shift = offset / sample_rate
         turn_starts.append(shift)
-        words.extend(TimedWord(w.start + shift, w.end + shift, w.text, turn.speaker) for w in speech.words)
+        words.extend(
+            TimedWord(
+                w.start + shift, w.end + shift, as_written(turn.text, w.char_start, w.char_end), turn.speaker
+            )
+            for w in speech.words
+        )
         pieces.append(speech.samples)
         offset += len(speech.samples)
         done_chars += len(turn.text)
@@ -755,6 +760,21 @@ def _episode_slides(title: str, turns: list[Turn], narration: Narration, target:
                 )
             group_start = i
     return slides or [Slide(0.0, title, "")]
+
+
+_CLOSING = frozenset(".,;:!?…\"'”’»)]}")
+_OPENING = frozenset("\"'“‘«([{¿¡")
+
+
+def as_written(text: str, start: int, end: int) -> str:
+    """The word at ``text[start:end]`` with the punctuation written against it, as speech services
+    give word timings ("floodplains." then "With"): closing marks after it, opening ones before it.
+    A hyphen or dash between two words stays out (each word is timed on its own)."""
+    while end < len(text) and text[end] in _CLOSING:
+        end += 1
+    while start > 0 and text[start - 1] in _OPENING:
+        start -= 1
+    return text[start:end]
 
 
 def _words_out(words: Sequence[TimedWord]) -> list[list[Any]]:
