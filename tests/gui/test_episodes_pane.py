@@ -161,6 +161,7 @@ async def test_create_edit_and_delete_an_episode(
     assert created.host_ids == podcast.host_ids  # none chosen: the podcast's hosts
     await until(lambda: pane.current is not None and pane.current.id == created.id)
     await until(lambda: pane.details.value_of("Episode ID") == created.id)
+    assert pane.status.text() == "1 episode shown"  # the new row is counted, no Refresh
     assert pane.details.value_of("Generation") == generation_text(created)
     assert "empty draft" in pane.details.note.text()
 
@@ -193,6 +194,7 @@ async def test_create_edit_and_delete_an_episode(
     assert title in await answer_confirmation(pane, "Delete")
     await until(lambda: pane.model.row_of(created.id) < 0)
     assert pane.current is None and "Deleted" in pane.banner.text
+    assert pane.status.text() == "0 episodes shown"
     with pytest.raises(NotFoundError):
         await session.client.episodes.get(created.id)
     await quiet()

@@ -147,6 +147,8 @@ async def test_a_draft_imported_as_written_and_its_episode_opened_from_the_scrip
     assert window.sidebar.currentItem().text() == "Episodes"
     await until(lambda: isinstance(episodes.current, Episode) and str(episodes.current.id) == episode_id)
     every_window_on_screen()
+    # the count under the list follows the rows the new episode added (no Refresh)
+    await until(lambda: episodes.status.text().startswith(f"{episodes.model.rowCount():,} episodes shown"))
 
     # the link in the draft's info line does the same (back in Scripts first)
     click_sidebar(qtbot, window, "Scripts")

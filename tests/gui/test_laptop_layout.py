@@ -7,11 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QTabBar, QWidget
 from pytestqt.qtbot import QtBot
 
+from castdeck.services import settings_later
 from castdeck.services.background import Background
 from castdeck.services.session import Session
 from castdeck.ui.column_fit import TITLE_AT_LEAST
@@ -158,4 +159,32 @@ async def test_lesser_columns_give_way_and_the_header_menu_brings_one_back(
     again = fit.hidden()
     assert again == list(range(header.count() - len(again), header.count()))
     assert header.sectionSize(0) >= TITLE_AT_LEAST
+    await quiet()
+
+
+@pytest.mark.asyncio
+async def test_a_divider_moved_stays_where_the_creator_left_it(
+    qtbot: QtBot, session: Session, background: Background
+) -> None:
+    window = await laptop_window(qtbot, session, background)
+    pane = window.show_pane("Episodes")
+    await until(lambda: not pane.model.loading)
+    handle = pane.splitter.handle(1)
+    before = pane.splitter.sizes()
+    # drag the divider 120 px to the left with the mouse
+    middle = handle.rect().center()
+    qtbot.mousePress(handle, Qt.MouseButton.LeftButton, pos=middle)
+    qtbot.mouseMove(handle, middle - QPoint(60, 0))
+    qtbot.mouseMove(handle, middle - QPoint(120, 0))
+    qtbot.mouseRelease(handle, Qt.MouseButton.LeftButton, pos=middle - QPoint(120, 0))
+    moved = pane.splitter.sizes()
+    assert moved[0] < before[0] - 60
+    assert settings_later.flush()
+    await quiet()
+    window.close()
+
+    again = await laptop_window(qtbot, session, background)  # the next start, the same screen and dock
+    pane = again.show_pane("Episodes")
+    await until(lambda: not pane.model.loading)
+    assert abs(pane.splitter.sizes()[0] - moved[0]) <= 2
     await quiet()

@@ -151,6 +151,8 @@ async def test_pane_loads_pages_and_shows_details(qtbot: QtBot, session: Session
     assert {job.object for job in pane.model.items} == {pane.kind}
     qtmodeltester.check(pane.model)
     assert pane.model.headerData(3, Qt.Orientation.Horizontal) == "Length"
+    headers = [pane.model.headerData(c, Qt.Orientation.Horizontal) for c in range(pane.model.columnCount())]
+    assert ("Style" in headers) == (pane.kind != "voiceover")  # a voiceover has no style: no empty column
 
     job = next(j for j in pane.model.items if j.title == shown)
     await select(pane, str(job.id))

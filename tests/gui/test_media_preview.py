@@ -339,12 +339,13 @@ async def test_preparing_says_so_and_check_again_recovers_with_the_newest_answer
     try:
         pane = await open_media_pane(qtbot, on_line.session, on_line.background, VideosPane)
         preview = pane.preview
+        preview.recheck_after = (3600.0,)  # this test asks again by hand (the next one waits for it)
         await select(pane, video_id)
         await until(lambda: preview.state == "preparing", timeout=60)
         assert preview.area.currentWidget() is preview.notice  # in place of the picture
         assert preview.message.text() == (
             "The service is still preparing this file (the video delivery provider is still taking the "
-            "file in). Check again in a moment."
+            "file in). Castdeck checks again in 3600 s."
         )
         assert preview.action_button.isVisible() and preview.action_button.text() == "Check again"
         assert not preview.player_bar.isVisible()
@@ -375,6 +376,35 @@ async def test_preparing_says_so_and_check_again_recovers_with_the_newest_answer
     finally:
         release_preparing(sandbox, video_id)
         holder.release.set()
+    await quiet()
+
+
+@pytest.mark.asyncio
+async def test_a_file_being_prepared_is_asked_for_again_until_it_is_ready(
+    qtbot: QtBot, on_line: OnLine, sandbox: RunningSandbox, own_video: dict[str, Any]
+) -> None:
+    """A finished item whose file the service still prepares follows it to ready by itself: no
+    "Being prepared" left on screen until the creator presses Check again."""
+    video_id = own_video["id"]
+    hold_preparing(sandbox, video_id, reason="rendition")
+    try:
+        pane = await open_media_pane(qtbot, on_line.session, on_line.background, VideosPane)
+        preview = pane.preview
+        preview.recheck_after = (0.05, 0.1)  # the app's 5, 10, 20, 30 s, in the test's time
+        await select(pane, video_id)
+        await until(lambda: preview.state == "preparing", timeout=60)
+        asked = on_line.line.to("GET", f"/v1/videos/{video_id}/download")
+        await until(lambda: len(on_line.line.to("GET", f"/v1/videos/{video_id}/download")) >= len(asked) + 2)
+        assert preview.state == "preparing" and "checks again" in preview.message.text()
+        release_preparing(sandbox, video_id)  # the rendition is done
+        await until(lambda: preview.state == "ready", timeout=60)  # nobody pressed Check again
+        assert preview.area.currentWidget() is preview.video
+        settled = len(on_line.line.to("GET", f"/v1/videos/{video_id}/download"))
+        await work_done("preview a media file")
+        assert not preview._recheck.isActive()  # ready: it asks no more
+        assert len(on_line.line.to("GET", f"/v1/videos/{video_id}/download")) == settled
+    finally:
+        release_preparing(sandbox, video_id)
     await quiet()
 
 

@@ -51,6 +51,7 @@ from .empty_state import EmptyState
 from .pane_views import CARD_KINDS, PICTURE_KINDS, PaneViews
 from .resource_model import Column, ResourceFilterProxy, ResourceTableModel
 from .scroll import details_scroll
+from .splitters import keep_sizes
 from .widgets import Banner, alive, heading_label, rows_stay_put
 
 if TYPE_CHECKING:
@@ -187,6 +188,10 @@ class ResourcePane(QWidget):
         self.model.offlineChanged.connect(self._offline_changed)
         self.model.pageLoaded.connect(self._update_status)
         self.model.loadingChanged.connect(self._update_status)
+        # a row added or removed outside a page (a generation started, an item deleted, a job's
+        # end): the count follows at once ("14 shown" beside 16 rows until Refresh, before)
+        self.model.rowsInserted.connect(self._update_status)
+        self.model.rowsRemoved.connect(self._update_status)
         self.model.rowsInserted.connect(self._first_rows)
         self._sized = False
         self._reselect: str | None = None
@@ -308,6 +313,7 @@ class ResourcePane(QWidget):
         """Called when the pane is first shown: reads the first page."""
         if not self._activated:
             self._activated = True
+            keep_sizes(self.splitter, self.kind or self.title.lower())  # where the creator left the divider
             self.reload()
 
     def reload(self) -> None:
@@ -431,7 +437,10 @@ class ResourcePane(QWidget):
         count = self.model.rowCount()
         more = " — scroll for more" if self.model.canFetchMore() else ""
         loading = " — loading…" if self.model.loading else ""
-        self.status.setText(f"{count:,} {self.title.lower()} shown{more}{loading}")
+        noun = self.title.lower()
+        if count == 1 and noun.endswith("s"):
+            noun = noun[:-1]  # "1 episode shown"
+        self.status.setText(f"{count:,} {noun} shown{more}{loading}")
 
     def _offline_changed(self, offline: bool) -> None:
         if offline:

@@ -48,7 +48,8 @@ def episodes_pane(
             episode_created(episode),
             episode_published(episode),
         ])  # fmt: skip
-    status = f"{len(rows):,} episodes shown" + (" — scroll for more" if more else "")
+    noun = "episode" if len(rows) == 1 else "episodes"  # as the pane says it
+    status = f"{len(rows):,} {noun} shown" + (" — scroll for more" if more else "")
     return EarlyPane(
         "Episodes",
         EPISODE_COLUMNS,
@@ -61,6 +62,7 @@ def episodes_pane(
         ),
         buttons=(("Generate…", "Generate episode"), ("New episode", "New episode")),
         splitter=(740, 360),
+        splitter_key="episode",
         pictures=pictures,
         switch=True,
     )

@@ -54,6 +54,7 @@ from ..flow_layout import FlowLayout, flow_policy
 from ..pane_header import fit_filter, view_switch
 from ..screen_fit import fit_window, restore_main_window
 from ..scroll import details_scroll
+from ..splitters import restore_sizes
 from ..window_frame import sandbox_strip, sidebar, sidebar_item
 
 __all__ = ["EarlyPane", "EarlyPicture", "EarlyWindow"]
@@ -91,6 +92,8 @@ class EarlyPane(NamedTuple):
     buttons: tuple[tuple[str, str], ...] = ()
     """The header's buttons after Refresh, (text, accessible name): the pane's own, then "New"."""
     splitter: tuple[int, int] = (620, 420)
+    splitter_key: str = ""
+    """Where the pane keeps its divider's place (its kind): the early window opens it there too."""
     pictures: list[EarlyPicture] | None = None
     """One per row when the list shows pictures before the first column's text."""
     switch: bool = False
@@ -275,6 +278,8 @@ class EarlyWindow(QMainWindow):
         splitter.setStretchFactor(1, 2)
         splitter.setSizes([620, 420])
         splitter.setSizes(list(spec.splitter))
+        if spec.splitter_key:
+            restore_sizes(splitter, spec.splitter_key)  # where the real pane will put it
         outer.addWidget(splitter, 1)
         self.status_line = QLabel(spec.status, pane)
         self.status_line.setAccessibleName(f"{spec.title} list status")

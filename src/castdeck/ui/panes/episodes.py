@@ -10,6 +10,7 @@ with a card, and a strip above the list says so with a "Stop waiting" button.
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
@@ -82,6 +83,9 @@ def _live_text(job: Job) -> str:
     phase = words(job.phase)
     detail = phase + (f" {job.progress:.0f}%" if job.progress is not None else "")
     return f"Generating — {detail.strip()}" if detail.strip() else "Generating"
+
+
+GENERATION_STARTED = "Generation started; its card in Jobs (Ctrl+J) and the details follow its progress."
 
 
 def _generating(episode: Episode) -> bool:
@@ -246,8 +250,10 @@ class EpisodesPane(PicturedPane):
         self.listen_button: QPushButton | None = None
         """The Listen button of the episode shown (in its Audio row; listening works offline too)."""
         listen_shortcut = QShortcut(QKeySequence("Ctrl+L"), self)
-        listen_shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        listen_shortcut.setContext(Qt.ShortcutContext.WindowShortcut)  # whenever the pane is shown
         listen_shortcut.activated.connect(self.listen_current)
+        self._started_banner: str | None = None
+        """The episode the "Generation started" banner speaks of (hidden when its job ends)."""
         self.listen_window: ListenWindow | None = None
         self.listen_failed: WindowFailed | None = None
         """Says why, when the Listen window could not be built."""
@@ -401,7 +407,11 @@ class EpisodesPane(PicturedPane):
         if wait is not None:
             return wait.text, "info"
         if error:
-            return f"Generation failed: {error}", "error"
+            said = re.sub(r"^\s*generation failed\s*[:.-]\s*", "", error, flags=re.IGNORECASE)
+            return (
+                f"Generation failed: {said or error}",
+                "error",
+            )  # never "Generation failed: Generation failed:"
         if _generating(item):
             return "Generating: these details follow its progress (and its card in Jobs, Ctrl+J).", "info"
         if item.generation is None and item.status == "draft":
@@ -464,10 +474,8 @@ class EpisodesPane(PicturedPane):
     def _generated(self, dialog: FormDialog) -> None:
         accepted = dialog.result_value
         if isinstance(accepted, Accepted) and isinstance(accepted.data, EpisodeAccepted):
-            self.banner.show_message(
-                "Generation started; its card in Jobs (Ctrl+J) and the details follow its progress.",
-                kind="info",
-            )
+            self.banner.show_message(GENERATION_STARTED, kind="info")
+            self._started_banner = str(accepted.data.id)
             self.run(self._show_episode(str(accepted.data.id)), "Could not read the new episode")
         elif isinstance(accepted, OutboxEntry | Job):
             text, kind = started_text(accepted)
@@ -670,6 +678,10 @@ class EpisodesPane(PicturedPane):
         if job.kind != "episode":
             return
         if job.finished:
+            if self._started_banner == job.resource_id:  # "Generation started" is over
+                self._started_banner = None
+                if self.banner.isVisible() and self.banner.text == GENERATION_STARTED:
+                    self.banner.hide()
             if self.model.row_of(job.resource_id) >= 0:
                 self.run(self._show_episode(job.resource_id, select=False), "Could not read the episode")
             return

@@ -174,8 +174,7 @@ class MediaPane(ResourcePane):
     # --- list ----------------------------------------------------------------------------------------------
 
     def columns(self) -> list[Column]:
-        automatic = "Automatic" if self.info.kind == "voiceover" else ""
-        return [
+        columns = [
             Column("Title", self._title_of, tooltip=self._title_of),
             Column(
                 "Status", lambda j: status_text(j.status), tooltip=lambda j: readable_error(j.error) or None
@@ -183,13 +182,41 @@ class MediaPane(ResourcePane):
             Column("Phase", lambda j: phase_text(j.phase)),
             Column(
                 "Length",
-                lambda j: format_duration(j.target_duration_seconds) or automatic,
-                sort_key=lambda j: float(j.target_duration_seconds or 0),
+                self._length_text,
+                sort_key=self._length_seconds,
+                tooltip=self._length_tip,
                 align_right=True,
             ),
             Column("Style", lambda j: self._style_name(j.style_id)),
             Column("Created", lambda j: format_time(j.created_at), sort_key=lambda j: j.created_at or ""),
         ]
+        if self.info.kind == "voiceover":  # a voiceover has no style: it shows the creator's visuals
+            columns = [c for c in columns if c.title != "Style"]
+        return columns
+
+    @staticmethod
+    def _actual_seconds(job: MediaJob) -> float | None:
+        seconds = getattr(job, "duration_seconds", None)
+        return float(seconds) if isinstance(seconds, int | float) and seconds > 0 else None
+
+    def _length_seconds(self, job: MediaJob) -> float:
+        return self._actual_seconds(job) or float(job.target_duration_seconds or 0)
+
+    def _length_text(self, job: MediaJob) -> str:
+        """How long it is once made (6:36); before that, the length asked for (7 min)."""
+        actual = self._actual_seconds(job)
+        if actual is not None:
+            whole = round(actual)
+            return f"{whole // 60}:{whole % 60:02d}"
+        return format_duration(job.target_duration_seconds) or (
+            "Automatic" if self.info.kind == "voiceover" else ""
+        )
+
+    def _length_tip(self, job: MediaJob) -> str | None:
+        asked = format_duration(job.target_duration_seconds)
+        if self._actual_seconds(job) is not None:
+            return f"Its length; {asked} was asked for" if asked else "Its length"
+        return f"The length asked for ({asked}); it is known once made" if asked else None
 
     def open_list(self) -> ListFeed[MediaJob]:
         size = self.page_size
@@ -405,6 +432,8 @@ class MediaPane(ResourcePane):
         if item is None:
             return
         if job.finished:
+            # "Started at …; the service suggests checking in 10 s" is over: the item says how it ended
+            self.status_notes.pop(key, None)
             self.run(self._reread(key), f"Could not read the {self.info.noun}")
         elif job.state == "running" and (item.status != "generating" or item.phase != job.phase):
             self.item_changed(

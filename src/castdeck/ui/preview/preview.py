@@ -18,7 +18,7 @@ import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QHideEvent, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
@@ -62,6 +62,10 @@ class MediaPreview(QFrame):
     stateChanged = Signal(str)
     """``idle``, ``loading``, ``ready``, ``preparing``, ``unavailable``, ``failed`` or ``offline``."""
 
+    recheck_after: tuple[float, ...] = (5.0, 10.0, 20.0, 30.0)
+    """Seconds before asking again while the service prepares the file (then every last one): a
+    finished item's preview follows the file to ready without "Check again" (tests shorten it)."""
+
     def __init__(self, files: MediaFiles, stills: Stills, noun: str, start: Start,
                  parent: QWidget | None = None) -> None:  # fmt: skip
         super().__init__(parent)
@@ -81,6 +85,10 @@ class MediaPreview(QFrame):
         self._epoch = 0
         self._task: asyncio.Task[None] | None = None
         self._still_task: asyncio.Task[None] | None = None
+        self._rechecks = 0
+        self._recheck = QTimer(self)
+        self._recheck.setSingleShot(True)
+        self._recheck.timeout.connect(self._recheck_now)
 
         self.player_problem = multimedia.missing(f"Playing {noun}s here")
         """Why nothing can be played on this computer (QtMultimedia did not load), or None."""
@@ -184,12 +192,14 @@ class MediaPreview(QFrame):
         if ident[0] != self.media_id:
             self.video.set_still(None)  # another item's picture is not this one's
         self._ident = ident
+        self._rechecks = 0
         self.load()
 
     def leave(self) -> None:
         """Nothing to preview: playback stops, the file is let go, the work ends."""
         self._epoch += 1
         self._cancel()
+        self._recheck.stop()
         if self.playback is not None:
             self.playback.close()
         self.video.clear()
@@ -222,6 +232,10 @@ class MediaPreview(QFrame):
         self._task = self._start(self._load(epoch, media_id), "preview a media file")
         if self.video.still is None:
             self._still_task = self._start(self._show_still(epoch, media_id), "show a still")
+
+    def _recheck_now(self) -> None:
+        if self.state == "preparing" and self.isVisible():
+            self.load()  # the same item: the service may have the file by now
 
     def _cancel(self) -> None:
         for task in (self._task, self._still_task):
@@ -260,6 +274,10 @@ class MediaPreview(QFrame):
         self.answer = answer
         if not isinstance(answer, MediaFile):
             self._set_state("preparing" if isinstance(answer, Preparing) else "unavailable")
+            if isinstance(answer, Preparing):
+                delay = self.recheck_after[min(self._rechecks, len(self.recheck_after) - 1)]
+                self._rechecks += 1
+                self._recheck.start(round(delay * 1000))
             self._describe()
             return
         self.file = answer
@@ -348,7 +366,11 @@ class MediaPreview(QFrame):
         button = ""
         if state == "preparing":
             reason = self.answer.reason if isinstance(self.answer, Preparing) else None
-            text = f"The service is still preparing this file ({preparing_text(reason)}). Check again in a moment."
+            seconds = (
+                max(1, round(self._recheck.remainingTime() / 1000)) if self._recheck.isActive() else None
+            )
+            later = f" Castdeck checks again in {seconds} s." if seconds else ""
+            text = f"The service is still preparing this file ({preparing_text(reason)}).{later}"
             button = "Check again"
         elif state == "unavailable":
             text = "No downloadable file: open it in the studio."
