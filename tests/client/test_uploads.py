@@ -167,7 +167,7 @@ def _refusals(tmp: Path) -> list[tuple[Path, bool, str]]:
     cases.append((noext, False, "(no extension)"))
     fake_png = tmp / "fake.png"
     fake_png.write_bytes(b"this is plain text, not an image\n")
-    cases.append((fake_png, False, "not a image/png file"))
+    cases.append((fake_png, False, "do not match its type, image/png"))
     fake_pdf = tmp / "fake.pdf"
     fake_pdf.write_bytes(image_bytes("PNG"))
     cases.append((fake_pdf, False, "look like image/png"))
@@ -345,7 +345,12 @@ async def test_episode_image_upload_and_refusals(sandbox: RunningSandbox, tmp_pa
         with huge.open("wb") as handle:
             handle.write(image_bytes("PNG"))
             handle.truncate(MAX_IMAGE_BYTES + 1)
-        for bad, words in ((gif, ".png"), (text_png, "not a image/png"), (empty, "empty"), (huge, "at most")):
+        for bad, words in (
+            (gif, ".png"),
+            (text_png, "do not match the image type image/png"),
+            (empty, "empty"),
+            (huge, "at most"),
+        ):
             with pytest.raises(UploadError, match=words):
                 await client.episodes.upload_image(episode.id, bad)
         assert api.events == []

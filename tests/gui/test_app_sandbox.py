@@ -38,7 +38,7 @@ async def test_sandbox_window_crash_and_restart(qtbot: QtBot, tmp_path: Path, sh
         assert "Sandbox" in window.windowTitle()
         assert window.sandbox_strip.isVisible() and "SANDBOX" in window.sandbox_strip.text()
         await until(lambda: app.session.state is ConnectionState.ONLINE)
-        await until(lambda: "creator" in window.status.plan.text())
+        await until(lambda: window.status.plan.text() == "Plan: Creator")  # as Account writes it
         first_url = app.sandbox.base_url
 
         pid = app.sandbox.pid  # the sandbox dies under us

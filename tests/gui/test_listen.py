@@ -202,6 +202,10 @@ async def test_follow_mode_keeps_the_word_in_view_and_pauses_when_the_reader_scr
     assert not view.following
     assert not window.follow_button.isChecked()
     assert window.jump_button.isVisible()
+    # it floats in room kept under the text: no line of the transcript is behind it
+    viewport = view.viewport().geometry()
+    assert window.jump_button.geometry().top() >= viewport.bottom()
+    assert window.jump_button.geometry().bottom() <= view.rect().bottom()
     assert not view.word_visible(last)
 
     window.playback.seek(transcript.words[last + 1].start + 0.01)  # playback goes on: the view stays put

@@ -419,12 +419,28 @@ async def test_add_files_opens_a_file_dialog_that_queues(
     dialog = pane.file_dialog
     assert dialog is not None
     await until(dialog.isVisible)
+    # what the service accepts first, every file second; not the working directory
+    filters = dialog.nameFilters()
+    assert (
+        filters[0].startswith("Files the service accepts (")
+        and "*.pdf" in filters[0]
+        and "*.mp3" in filters[0]
+    )
+    assert filters[-1] == "All files (*)"
+    assert Path(dialog.directory().absolutePath()) != Path.cwd()
     dialog.filesSelected.emit([str(notes)])  # what choosing the file and pressing Open sends
     dialog.reject()
     view = queue_view(pane)
     await until(lambda: [i.name for i in view.model.items()] == ["estuary.txt"])
     await until(lambda: view.model.items()[0].state == "done")
     await until(lambda: pane.model.row_of(str(view.model.items()[0].source_id)) >= 0)
+    # the next time, it opens where the file was chosen
+    pane.add_files_button.click()
+    again = pane.file_dialog
+    assert again is not None and again is not dialog
+    await until(again.isVisible)
+    assert Path(again.directory().absolutePath()) == tmp_path
+    again.reject()
     await quiet(timeout=60)
 
 

@@ -228,7 +228,7 @@ async def test_drops_are_walked_and_checked_with_reasons(
     assert by_name["chapter.md"].state == "queued"
     assert by_name["empty.txt"].state == "refused" and "empty" in (by_name["empty.txt"].error or "")
     assert "Video files are not accepted" in (by_name["clip.mp4"].error or "")
-    assert "The contents are not a application/pdf file" in (by_name["fake.pdf"].error or "")
+    assert "The contents do not match its type, application/pdf" in (by_name["fake.pdf"].error or "")
     assert ".exe files are not supported" in (by_name["tool.exe"].error or "")
     # stored as they are shown
     assert {i.id: i.state for i in store.list("Sandbox")} == {i.id: i.state for i in items}

@@ -187,7 +187,7 @@ def check_source_file(
         raise _video_refusal(path)
     if not signature_matches(head, mime, name):
         looks = f"they look like {sniffed}" if sniffed else "their type is not recognised"
-        raise UploadError(f"the contents are not a {mime} file ({looks})", path=str(path))
+        raise UploadError(f"the contents do not match its type, {mime} ({looks})", path=str(path))
     return LocalFile(path, name, mime, info.st_size, info.st_mtime_ns)
 
 
@@ -208,7 +208,7 @@ def check_image_file(path: Path) -> LocalFile:
     if not signature_matches(head, mime):
         sniffed = sniff_mime(head, path.name)
         looks = f"they look like {sniffed}" if sniffed else "their type is not recognised"
-        raise UploadError(f"the contents are not a {mime} image ({looks})", path=str(path))
+        raise UploadError(f"the contents do not match the image type {mime} ({looks})", path=str(path))
     return LocalFile(path, path.name, mime, info.st_size, info.st_mtime_ns)
 
 

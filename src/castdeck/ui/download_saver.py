@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from urllib.parse import urlparse
 
-from PySide6.QtCore import QObject, QStandardPaths, Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from castdeck.api import CastdeckError
@@ -20,6 +20,7 @@ from castdeck.services.downloads import Downloads
 from castdeck.services.messages import error_text
 from castdeck.services.tasks import tasks
 
+from .file_dialogs import use_folder
 from .widgets import alive
 
 __all__ = ["DownloadSaver", "file_name_for"]
@@ -47,11 +48,9 @@ class DownloadSaver(QObject):
 
     def ask(self, title: str, url: str, fallback: str) -> QFileDialog:
         """The file dialog for ``url``; once a file is chosen the download starts."""
-        folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DownloadLocation)
-        dialog = QFileDialog(
-            self._parent, "Save the file", str(Path(folder) / file_name_for(title, url, fallback))
-        )
+        dialog = QFileDialog(self._parent, "Save the file")
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        use_folder(dialog, "saves", file_name_for(title, url, fallback))
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.fileSelected.connect(lambda path: self.save(title, url, Path(path)))
         self.dialog = dialog

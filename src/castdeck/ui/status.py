@@ -100,7 +100,7 @@ class StatusBar(QStatusBar):
             self.balance.setText("Credits: —")
             return
         self.organization.setText(f"Organization: {display_text(account.organization_id)}")
-        self.plan.setText(f"Plan: {display_text(account.plan)}")
+        self.plan.setText(f"Plan: {display_text(account.plan.capitalize())}")  # as Account writes it
         self.balance.setText(f"Credits: {format_credits(account.credits.balance)}")
 
     def hideEvent(self, event: QHideEvent) -> None:  # the window closed: nothing is left to hide later

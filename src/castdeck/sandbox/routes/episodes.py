@@ -352,7 +352,7 @@ async def upload_episode_image(request: Request) -> Response:
     if not raw:
         raise field_problem("image", "is empty")
     if not signature_matches(raw[:4096], mime):
-        raise field_problem("image", f"the bytes are not a {mime} image")
+        raise field_problem("image", f"the bytes do not match the image type {mime}")
     # read again after the (possibly slow) upload: a generation job may have changed the record meanwhile
     record = owned(sandbox.db, "episode", record.id, org_of(request))
     relative = f"episodes/{record.id}/cover-{new_id()[:8]}.{IMAGE_TYPES[mime]}"

@@ -34,6 +34,7 @@ from castdeck.services.session import Session
 from castdeck.services.starting import Started
 
 from ..pickers import CheckPicker, ComboPicker, host_feed, host_label, podcast_feed, source_feed, source_label
+from ..status import format_credits
 from .episode_dialogs import SessionDialog, podcast_label
 from .script_source import DRAFT, FILE, ScriptChoice, ScriptSource
 
@@ -217,10 +218,10 @@ class GenerateDialog(SessionDialog):
             text += "; the balance is not known yet."
             self.estimate.setStyleSheet("")
         elif credits > balance:
-            text += f" — more than the balance of {balance:,.0f}."
+            text += f" — more than the balance of {format_credits(balance)}."
             self.estimate.setStyleSheet("color: #c62828;")
         else:
-            text += f" of the balance of {balance:,.0f}."
+            text += f" of the balance of {format_credits(balance)}."
             self.estimate.setStyleSheet("")
         self.estimate.setText(text)
 
@@ -266,12 +267,12 @@ class GenerateDialog(SessionDialog):
             credits = credits_for(choice.minutes)
             if balance is not None and credits > balance:
                 return [FieldError(field="script", message=f"This script holds about {credits:,} credits but the "
-                                   f"balance is {balance:,.0f}.")]  # fmt: skip
+                                   f"balance is {format_credits(balance)}.")]  # fmt: skip
             return []
         credits = estimate_credits(self.length_spin.value())
         if balance is not None and credits > balance:
             message = (
-                f"This length holds about {credits:,} credits but the balance is {balance:,.0f}; "
+                f"This length holds about {credits:,} credits but the balance is {format_credits(balance)}; "
                 "choose a shorter episode or add credits."
             )
             return [FieldError(field=LENGTH_FIELD, message=message)]

@@ -122,8 +122,10 @@ def visual_source_problem(source: Source) -> str | None:
     """Why ``source`` cannot be a Voiceover visual, or ``None`` when it can: it must be an uploaded
     file that was uploaded with ``prepare_visuals`` and has finished processing."""
     meta = _metadata(source)
-    if (source.type or "").lower() in ("url", "youtube", "text"):
-        return f"a {source.type} source, not an uploaded file"
+    kind = (source.type or "").lower()
+    if kind in ("url", "youtube", "text"):
+        named = {"url": "a web page", "youtube": "a YouTube video", "text": "pasted text"}[kind]
+        return f"{named}, not an uploaded file"
     if not (meta.get("prepare_visuals") or meta.get("prepared_visuals")):
         return "uploaded without prepared visuals"
     if source.status != "completed":

@@ -27,6 +27,7 @@ from castdeck.services.background import Background
 from castdeck.services.tasks import tasks
 from castdeck.store.script_files import ScriptFileError, read_script_file
 
+from ..file_dialogs import use_folder
 from ..widgets import run_dialog
 
 __all__ = ["DRAFT", "FILE", "ScriptChoice", "ScriptSource"]
@@ -136,7 +137,9 @@ class ScriptSource(QWidget):
         self.changed.emit()
 
     def _browse(self) -> None:
-        dialog = QFileDialog(self, "Choose a script", "", "Scripts (*.txt *.md *.json)")
+        dialog = use_folder(
+            QFileDialog(self, "Choose a script", "", "Scripts (*.txt *.md *.json)"), "scripts"
+        )
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
 
         async def pick() -> None:

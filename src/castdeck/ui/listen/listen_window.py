@@ -36,6 +36,7 @@ from castdeck.services.tasks import close_owned, tasks
 from castdeck.transcript import export
 
 from .. import multimedia
+from ..file_dialogs import use_folder
 from ..screen_fit import fit_window
 from ..widgets import Banner, heading_label, player_missing_label
 from .playback import Playback
@@ -62,6 +63,10 @@ def _write_atomic(path: Path, text: str) -> None:
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(temp, path)
+
+
+JUMP_GAP = 8
+"""Pixels above and below "Back to the word being heard", in the room kept for it under the text."""
 
 
 class ListenWindow(QWidget):
@@ -286,7 +291,10 @@ class ListenWindow(QWidget):
         blocked = self.follow_button.blockSignals(True)
         self.follow_button.setChecked(following)
         self.follow_button.blockSignals(blocked)
-        self.jump_button.setVisible(not following and self.view.current >= 0)
+        shown = not following and self.view.current >= 0
+        self.jump_button.setVisible(shown)
+        # room under the text for the button, so that it covers no line of the transcript
+        self.view.set_bottom_room(self.jump_button.sizeHint().height() + 2 * JUMP_GAP if shown else 0)
         self._place_overlays()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
@@ -300,7 +308,7 @@ class ListenWindow(QWidget):
         hint = self.jump_button.sizeHint()
         self.jump_button.setGeometry(
             viewport.x() + (viewport.width() - hint.width()) // 2,
-            viewport.y() + viewport.height() - hint.height() - 14,
+            viewport.y() + viewport.height() + JUMP_GAP,  # in the room kept under the text
             hint.width(),
             hint.height(),
         )
@@ -327,7 +335,7 @@ class ListenWindow(QWidget):
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setNameFilter(name_filter)
         dialog.setDefaultSuffix(fmt)
-        dialog.selectFile(f"{safe}.{fmt}")
+        use_folder(dialog, "exports", f"{safe}.{fmt}")
         dialog.fileSelected.connect(
             lambda path: self.work.start(
                 self.export_to(fmt, Path(path)), on_error=lambda e: self.banner.show_error(e, "Export failed")

@@ -76,6 +76,8 @@ class TranscriptView(QPlainTextEdit):
         font.setPointSizeF(max(font.pointSizeF(), 9.0) * 1.2)
         self.setFont(font)
         self.transcript: Transcript | None = None
+        self._bottom_room = 0
+        """Pixels kept free under the text for the floating "Back to the word being heard"."""
         self.plan: DocumentPlan | None = None
         self.current = -1
         self.following = True
@@ -120,7 +122,7 @@ class TranscriptView(QPlainTextEdit):
         self.transcript = transcript
         self.plan = plan = plan_document(transcript)
         self.gutter.set_plan(transcript, plan)
-        self.setViewportMargins(self.gutter.width_for(transcript), 0, 0, 0)
+        self._apply_margins()
         self._place_gutter()
         document = self.document()
         document.clear()
@@ -150,9 +152,20 @@ class TranscriptView(QPlainTextEdit):
         self.plan = None
         self.current = -1
         self.gutter.set_plan(None, None)
-        self.setViewportMargins(0, 0, 0, 0)
+        self._apply_margins()
         self._place_gutter()
         self.setPlainText("")
+
+    def set_bottom_room(self, pixels: int) -> None:
+        """Keep ``pixels`` below the text free (a button floats there): no line is covered."""
+        if pixels != self._bottom_room:
+            self._bottom_room = pixels
+            self._apply_margins()
+
+    def _apply_margins(self) -> None:
+        left = self.gutter.width_for(self.transcript) if self.transcript is not None else 0
+        self.setViewportMargins(left, 0, 0, self._bottom_room)
+        self._place_gutter()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

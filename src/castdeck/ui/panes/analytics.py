@@ -14,7 +14,7 @@ import asyncio
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, QStandardPaths, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -39,6 +39,7 @@ from ..analytics.cards import FigureCard, FigureGrid
 from ..analytics.episode_table import EPISODE_ID_ROLE, EpisodeAnalyticsModel
 from ..column_fit import ColumnFit
 from ..dialogs.episode_dialogs import podcast_label
+from ..file_dialogs import use_folder
 from ..pickers import ComboPicker, podcast_feed
 from ..resource_model import ResourceFilterProxy, format_time
 from ..widgets import Banner, heading_label
@@ -315,9 +316,8 @@ class AnalyticsPane(QWidget):
             return
         title = self.podcast_picker.currentText() or "podcast"
         stem = "".join(ch if ch.isalnum() or ch in " -_" else "_" for ch in title).strip() or "podcast"
-        folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
-        suggested = str(Path(folder) / f"{stem} - {'episodes' if what == 'episodes' else 'plays by app'}.csv")
-        dialog = QFileDialog(self, "Export as CSV", suggested, "CSV files (*.csv)")
+        dialog = QFileDialog(self, "Export as CSV", "", "CSV files (*.csv)")
+        use_folder(dialog, "exports", f"{stem} - {'episodes' if what == 'episodes' else 'plays by app'}.csv")
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setDefaultSuffix("csv")
         dialog.setObjectName("export_dialog")

@@ -15,6 +15,8 @@ from castdeck.api import CastdeckError, UploadError
 from castdeck.api.models import Episode
 from castdeck.api.uploads import check_image_file
 
+from ..file_dialogs import use_folder
+
 if TYPE_CHECKING:
     from .episodes import EpisodesPane
 
@@ -46,7 +48,9 @@ class CoverReplacer(QObject):
         if not isinstance(self.pane.current, Episode):
             return
         if self.chooser is None:
-            self.chooser = QFileDialog(self.pane, "Choose the episode's cover", "", FILTER)
+            self.chooser = use_folder(
+                QFileDialog(self.pane, "Choose the episode's cover", "", FILTER), "covers"
+            )
             self.chooser.setFileMode(QFileDialog.FileMode.ExistingFile)
             self.chooser.setAccessibleName("Choose a cover image")
             self.chooser.fileSelected.connect(lambda chosen: self.replace(Path(chosen)))

@@ -45,6 +45,7 @@ from castdeck.store.jobs import Job
 from castdeck.store.uploads import UploadItem
 
 from ..dialogs.source_dialog import SourceDialog
+from ..file_dialogs import UPLOAD_FILTER, use_folder
 from ..pane import ResourcePane, link_label
 from ..resource_model import Column, format_time
 from ..upload_queue import UploadQueueView
@@ -401,7 +402,7 @@ class SourcesPane(ResourcePane):
                 old.raise_()
                 return
             old.deleteLater()
-        dialog = QFileDialog(self, "Add files to upload")
+        dialog = use_folder(QFileDialog(self, "Add files to upload", "", UPLOAD_FILTER), "uploads")
         dialog.setObjectName("addFilesDialog")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptOpen)

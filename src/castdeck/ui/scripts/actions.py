@@ -17,12 +17,14 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QTabWidget, QWidget
 
 from castdeck.scripts.edits import Edit, label_edits, segment_label_edit
 from castdeck.scripts.lines import label_key
+from castdeck.services import settings_later
 from castdeck.services.drafts import FileChangedError
 from castdeck.services.render_choice import render_chosen
 from castdeck.services.script_sending import NotReady, Refusal
 from castdeck.store.drafts import GENERATED, IMPORTED, QUEUED, Draft
 from castdeck.store.script_files import ScriptFileError
 
+from ..file_dialogs import use_folder
 from ..widgets import ask, run_dialog
 from .dialogs import HistoryDialog, MappingDialog, RenameDialog, SendDialog
 
@@ -41,6 +43,9 @@ if TYPE_CHECKING:
 __all__ = ["ScriptActions"]
 
 FILE_FILTER = "Scripts (*.txt *.md *.json);;Text (*.txt *.md);;Structured script (*.json)"
+
+LAST_PODCAST_KEY = "scripts/last_podcast"
+"""The podcast the last draft was sent to: the next draft without one of its own goes there."""
 
 
 class ScriptActions(QWidget):
@@ -80,7 +85,7 @@ class ScriptActions(QWidget):
     # --- files -----------------------------------------------------------------------------------------------
 
     def open_file_dialog(self) -> None:
-        dialog = QFileDialog(self, "Open a script", "", FILE_FILTER)
+        dialog = use_folder(QFileDialog(self, "Open a script", "", FILE_FILTER), "scripts")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
         self.run(self._pick_and_open(dialog))
 
@@ -123,10 +128,10 @@ class ScriptActions(QWidget):
     def save_as(self) -> None:
         if self.draft is None:
             return
-        dialog = QFileDialog(
-            self, "Save the script as", self.draft.file_path or f"{self.draft.title}.txt", FILE_FILTER
-        )
+        dialog = QFileDialog(self, "Save the script as", "", FILE_FILTER)
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        named = Path(self.draft.file_path).name if self.draft.file_path else f"{self.draft.title}.txt"
+        use_folder(dialog, "scripts", named, near=self.draft.file_path)
         self.run(self._pick_and_save(dialog))
 
     async def _pick_and_save(self, dialog: QFileDialog) -> None:
@@ -325,7 +330,9 @@ class ScriptActions(QWidget):
         if unresolved and self.hosts and not await self.choose_hosts(unresolved, choose):
             return None
         if values is None:
-            dialog = SendDialog(self.session, action, analysis, podcast_id=draft.options.get("podcast_id"),
+            # the draft's podcast, else the one the last draft went to (not simply the first listed)
+            podcast_id = draft.options.get("podcast_id") or settings_later.recall(LAST_PODCAST_KEY)
+            dialog = SendDialog(self.session, action, analysis, podcast_id=podcast_id if isinstance(podcast_id, str) else None,
                                 render=bool(draft.options.get("render", render_chosen())), balance=self.balance()[0],
                                 parent=self)  # fmt: skip
             self.dialog = dialog
@@ -334,6 +341,8 @@ class ScriptActions(QWidget):
             dialog.deleteLater()
             if not accepted:
                 return None
+            if values.get("podcast_id"):
+                settings_later.remember(LAST_PODCAST_KEY, str(values["podcast_id"]))
         try:
             queued = await self.scripts.send(draft.id, action, podcast_id=values.get("podcast_id"),
                                              render=bool(values.get("render")), hosts=self.hosts)  # fmt: skip

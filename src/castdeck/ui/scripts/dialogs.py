@@ -34,6 +34,7 @@ from castdeck.store.drafts import SnapshotInfo
 from ..dialogs.episode_dialogs import podcast_label
 from ..pickers import ComboPicker, podcast_feed
 from ..screen_fit import FittedDialog
+from ..status import format_credits
 from .colors import assign_slots, is_dark, muted
 from .highlighter import ScriptHighlighter
 
@@ -92,7 +93,7 @@ class SendDialog(FittedDialog):
             f"credits ({CREDITS_PER_NARRATION_MINUTE} a minute)"
         )
         if balance is not None:
-            summary += f" of the balance of {float(balance):,.0f}."
+            summary += f" of the balance of {format_credits(balance)}."
         self.summary = QLabel(summary, self)
         self.summary.setWordWrap(True)
         if balance is not None and credits > float(balance):

@@ -34,6 +34,8 @@ from castdeck.services.tasks import close_owned, tasks
 from castdeck.store.drafts import Draft
 
 from ..pickers import host_feed
+from ..splitters import keep_sizes
+from ..status import format_credits
 from ..widgets import Banner, heading_label
 from .actions import ScriptActions
 from .colors import assign_slots
@@ -220,6 +222,7 @@ class ScriptsPane(ScriptActions):
         split.setStretchFactor(1, 5)
         split.setStretchFactor(2, 3)
         split.setSizes([260, 620, 360])
+        keep_sizes(split, "scripts")  # where the creator left the dividers
         outer.addWidget(split, 1)
         self.splitter = split
 
@@ -454,7 +457,7 @@ class ScriptsPane(ScriptActions):
         over = False
         if balance is not None:
             over = estimate.credits > balance
-            parts[-1] += f" of {balance:,.0f}" + (" (last known balance)" if cached else "")
+            parts[-1] += f" of {format_credits(balance)}" + (" (last known balance)" if cached else "")
         parts.append(f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}")
         self.status.setText(" · ".join(parts))
         self.status.setStyleSheet("color: #c62828;" if over else "")
