@@ -20,6 +20,7 @@ from castdeck.services.background import Background
 from castdeck.services.session import Session
 from castdeck.store.uploads import UploadItem
 from castdeck.ui.dialogs.media_dialog import MediaCreateDialog
+from castdeck.ui.file_dialogs import folder_for
 from castdeck.ui.panes.media import VoiceoversPane
 from castdeck.ui.panes.sources import SourcesPane
 from castdeck.ui.upload_queue import (
@@ -427,7 +428,8 @@ async def test_add_files_opens_a_file_dialog_that_queues(
         and "*.mp3" in filters[0]
     )
     assert filters[-1] == "All files (*)"
-    assert Path(dialog.directory().absolutePath()) != Path.cwd()
+    # the uploads' folder (Documents, or home where there is none), not the working directory
+    assert Path(dialog.directory().absolutePath()) == Path(folder_for("uploads")) != Path.cwd()
     dialog.filesSelected.emit([str(notes)])  # what choosing the file and pressing Open sends
     dialog.reject()
     view = queue_view(pane)

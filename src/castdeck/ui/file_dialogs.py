@@ -45,7 +45,11 @@ def folder_for(purpose: str) -> str:
     place = QStandardPaths.writableLocation(
         _PLACES.get(purpose, QStandardPaths.StandardLocation.HomeLocation)
     )
-    return place or str(Path.home())
+    if place and Path(place).is_dir():
+        return place
+    # no Documents (Pictures, Downloads) folder here: a dialog sent to one that does not exist
+    # opened in the working directory
+    return str(Path.home())
 
 
 def remember_folder(purpose: str, chosen: str) -> None:
