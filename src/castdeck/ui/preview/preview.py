@@ -86,6 +86,8 @@ class MediaPreview(QFrame):
         self._task: asyncio.Task[None] | None = None
         self._still_task: asyncio.Task[None] | None = None
         self._rechecks = 0
+        self._recheck_in = 0.0
+        """Seconds the next ask was set for: said as set (the text does not count down)."""
         self._recheck = QTimer(self)
         self._recheck.setSingleShot(True)
         self._recheck.timeout.connect(self._recheck_now)
@@ -277,6 +279,7 @@ class MediaPreview(QFrame):
             if isinstance(answer, Preparing):
                 delay = self.recheck_after[min(self._rechecks, len(self.recheck_after) - 1)]
                 self._rechecks += 1
+                self._recheck_in = delay
                 self._recheck.start(round(delay * 1000))
             self._describe()
             return
@@ -366,9 +369,7 @@ class MediaPreview(QFrame):
         button = ""
         if state == "preparing":
             reason = self.answer.reason if isinstance(self.answer, Preparing) else None
-            seconds = (
-                max(1, round(self._recheck.remainingTime() / 1000)) if self._recheck.isActive() else None
-            )
+            seconds = max(1, round(self._recheck_in)) if self._recheck.isActive() else None
             later = f" Castdeck checks again in {seconds} s." if seconds else ""
             text = f"The service is still preparing this file ({preparing_text(reason)}).{later}"
             button = "Check again"
