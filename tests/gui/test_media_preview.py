@@ -395,7 +395,8 @@ async def test_a_file_being_prepared_is_asked_for_again_until_it_is_ready(
         await until(lambda: preview.state == "preparing", timeout=60)
         asked = on_line.line.to("GET", f"/v1/videos/{video_id}/download")
         await until(lambda: len(on_line.line.to("GET", f"/v1/videos/{video_id}/download")) >= len(asked) + 2)
-        assert preview.state == "preparing" and "checks again" in preview.message.text()
+        # (between asks it says so; an ask under way shows "loading" for a moment)
+        await until(lambda: preview.state == "preparing" and "checks again" in preview.message.text())
         release_preparing(sandbox, video_id)  # the rendition is done
         await until(lambda: preview.state == "ready", timeout=60)  # nobody pressed Check again
         assert preview.area.currentWidget() is preview.video
