@@ -16,49 +16,13 @@ from castdeck.api.models import Episode
 from castdeck.services.publish import NOT_RENDERED_NOTE
 from castdeck.services.render_choice import RENDER_OFF_MEANS
 from castdeck.ui.dialogs.generate_dialog import GenerateDialog
-from castdeck.ui.main_window import MainWindow
 from castdeck.ui.panes.episodes import EpisodesPane
 from castdeck.ui.screen_fit import TITLE_BAR
 from castdeck.ui.scripts.dialogs import SendDialog
 from castdeck.ui.scripts.pane import ScriptsPane
 from tests.gui.conftest import OnLine, quiet, until
 from tests.gui.helpers import new_podcast
-
-
-def every_window_on_screen() -> None:
-    for window in QApplication.topLevelWidgets():
-        if not window.isVisible() or window.windowType() not in (Qt.WindowType.Window, Qt.WindowType.Dialog):
-            continue
-        inner, screen = window.geometry(), window.screen().availableGeometry()
-        assert screen.contains(inner.adjusted(0, -TITLE_BAR, 0, 0)), (window.windowTitle(), inner, screen)
-
-
-async def open_main_window(qtbot: QtBot, on_line: OnLine) -> MainWindow:
-    window = MainWindow(on_line.session, on_line.background)
-    qtbot.addWidget(window)
-    window.show()
-    window.activateWindow()
-    await until(window.isActiveWindow)
-    every_window_on_screen()
-    return window
-
-
-def click_sidebar(qtbot: QtBot, window: MainWindow, title: str) -> Any:
-    """Click the pane's row in the sidebar, as a creator does; the pane shown."""
-    row = next(r for r in range(window.sidebar.count()) if window.sidebar.item(r).text() == title)
-    where = window.sidebar.visualItemRect(window.sidebar.item(row)).center()
-    qtbot.mouseClick(window.sidebar.viewport(), Qt.MouseButton.LeftButton, pos=where)
-    pane = window.current_pane()
-    assert window.sidebar.currentRow() == row and pane is window.pane(title)
-    return pane
-
-
-def double_click_row(qtbot: QtBot, view: Any, row: int) -> None:
-    index = view.model().index(row, 0)
-    view.scrollTo(index)
-    where = view.visualRect(index).center()
-    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=where)
-    qtbot.mouseDClick(view.viewport(), Qt.MouseButton.LeftButton, pos=where)
+from tests.gui.journey import click_sidebar, double_click_row, every_window_on_screen, open_main_window
 
 
 @pytest.mark.asyncio
