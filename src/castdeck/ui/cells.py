@@ -29,6 +29,7 @@ __all__ = [
     "format_time",
     "generation_text",
     "podcast_label",
+    "shown_count",
     "words",
 ]
 
@@ -135,3 +136,13 @@ def episode_published(episode: Any) -> str:
     if episode.scheduled_at:
         return "for " + day(episode.scheduled_at)
     return ""
+
+
+def shown_count(count: int, plural: str, *, more: bool = False, loading: bool = False) -> str:
+    """The line under a list: "1 episode shown", "1,204 episodes shown — scroll for more"."""
+    noun = plural[:-1] if count == 1 and plural.endswith("s") else plural
+    return (
+        f"{count:,} {noun} shown"
+        + (" — scroll for more" if more else "")
+        + (" — loading…" if loading else "")
+    )

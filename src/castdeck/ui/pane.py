@@ -45,6 +45,7 @@ from castdeck.services.listing import ListFeed
 from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
 
+from .cells import shown_count
 from .column_fit import ColumnFit
 from .details_panel import DetailsPanel, link_label
 from .empty_state import EmptyState
@@ -434,13 +435,12 @@ class ResourcePane(QWidget):
         self._update_status()
 
     def _update_status(self, *_: object) -> None:
-        count = self.model.rowCount()
-        more = " — scroll for more" if self.model.canFetchMore() else ""
-        loading = " — loading…" if self.model.loading else ""
-        noun = self.title.lower()
-        if count == 1 and noun.endswith("s"):
-            noun = noun[:-1]  # "1 episode shown"
-        self.status.setText(f"{count:,} {noun} shown{more}{loading}")
+        self.status.setText(
+            shown_count(
+                self.model.rowCount(), self.title.lower(),
+                more=self.model.canFetchMore(), loading=self.model.loading,
+            )
+        )  # fmt: skip
 
     def _offline_changed(self, offline: bool) -> None:
         if offline:

@@ -18,6 +18,7 @@ from ..cells import (
     episode_status,
     episode_title,
     podcast_label,
+    shown_count,
 )
 from .window import EarlyPane, EarlyPicture
 
@@ -48,8 +49,7 @@ def episodes_pane(
             episode_created(episode),
             episode_published(episode),
         ])  # fmt: skip
-    noun = "episode" if len(rows) == 1 else "episodes"  # as the pane says it
-    status = f"{len(rows):,} {noun} shown" + (" — scroll for more" if more else "")
+    status = shown_count(len(rows), "episodes", more=more)  # as the pane says it
     return EarlyPane(
         "Episodes",
         EPISODE_COLUMNS,
