@@ -19,6 +19,7 @@ from castdeck.ui.column_fit import TITLE_AT_LEAST
 from castdeck.ui.main_window import MainWindow
 from castdeck.ui.pane import ResourcePane
 from castdeck.ui.panes import pane_specs
+from castdeck.ui.panes.episodes import EpisodesPane
 from castdeck.ui.scripts.pane import ScriptsPane
 from tests.gui.conftest import quiet, until
 
@@ -68,6 +69,18 @@ async def laptop_window(qtbot: QtBot, session: Session, background: Background) 
     QTest.keyClick(window, Qt.Key.Key_J, Qt.KeyboardModifier.ControlModifier)  # the Jobs dock
     await until(window.jobs_dock.isVisible)
     return window
+
+
+async def laptop_episodes(
+    qtbot: QtBot, session: Session, background: Background
+) -> tuple[MainWindow, EpisodesPane]:
+    """The laptop's window with the dock open, on Episodes as a table with its first rows read."""
+    window = await laptop_window(qtbot, session, background)
+    pane = window.show_pane("Episodes")
+    assert isinstance(pane, EpisodesPane)
+    pane.views.set_view("table", remember=False)
+    await until(lambda: not pane.model.loading and pane.model.rowCount() > 0)
+    return window, pane
 
 
 @pytest.mark.asyncio
@@ -123,10 +136,7 @@ async def test_every_pane_holds_its_layout_with_the_jobs_dock_open_at_1280(
 async def test_lesser_columns_give_way_and_the_header_menu_brings_one_back(
     qtbot: QtBot, session: Session, background: Background
 ) -> None:
-    window = await laptop_window(qtbot, session, background)
-    pane = window.show_pane("Episodes")
-    pane.views.set_view("table", remember=False)
-    await until(lambda: not pane.model.loading and pane.model.rowCount() > 0)
+    window, pane = await laptop_episodes(qtbot, session, background)
     await quiet()
     fit = pane.column_fit
     header = pane.table.horizontalHeader()
@@ -166,9 +176,7 @@ async def test_lesser_columns_give_way_and_the_header_menu_brings_one_back(
 async def test_a_divider_moved_stays_where_the_creator_left_it(
     qtbot: QtBot, session: Session, background: Background
 ) -> None:
-    window = await laptop_window(qtbot, session, background)
-    pane = window.show_pane("Episodes")
-    await until(lambda: not pane.model.loading)
+    window, pane = await laptop_episodes(qtbot, session, background)
     handle = pane.splitter.handle(1)
     before = pane.splitter.sizes()
     # drag the divider 120 px to the left with the mouse

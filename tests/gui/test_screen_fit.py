@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import pytest
 from PySide6.QtCore import QByteArray, QMargins, QPoint, QRect, QSettings, Qt
@@ -44,6 +44,8 @@ from castdeck.ui.widgets import alive
 from tests.gui.conftest import quiet, until
 
 SCRIPT = "MAYA: Welcome back to the show.\nTOM: Today, rivers and why they bend.\n"
+
+W = TypeVar("W", bound=QWidget)
 
 
 def on_its_screen(window: QWidget) -> None:
@@ -123,12 +125,15 @@ def opened(qtbot: QtBot) -> Iterator[list[QWidget]]:
             window.close()
 
 
-async def show(qtbot: QtBot, opened: list[QWidget], window: QWidget) -> QWidget:
+async def show(
+    qtbot: QtBot, opened: list[QWidget], window: W, check: Callable[[QWidget], None] = fits_a_laptop
+) -> W:
+    """``window`` shown (closed at the test's end), then checked: by default, that it fits a laptop."""
     qtbot.addWidget(window)
     opened.append(window)
     window.show()
     await until(window.isVisible)
-    fits_a_laptop(window)
+    check(window)
     return window
 
 
@@ -191,12 +196,8 @@ async def test_every_dialog_and_window_fits_a_laptop_with_its_buttons_in_view(
     abstract = {FittedDialog, FormDialog, SessionDialog}
     assert {type(d) for d in dialogs} == dialog_classes() - abstract  # a new dialog is opened here too
 
-    main = MainWindow(session, background)  # its 1280 × 800 within the screen; it works down to its minimum
-    qtbot.addWidget(main)
-    opened.append(main)
-    main.show()
-    await until(main.isVisible)
-    on_its_screen(main)
+    # its 1280 × 800 within the screen; it works down to its minimum
+    main = await show(qtbot, opened, MainWindow(session, background), on_its_screen)
     assert main.minimumWidth() <= LAPTOP.width() and main.minimumHeight() + TITLE_BAR <= LAPTOP.height()
     await show(qtbot, opened, ListenWindow(background.media))
     await show(qtbot, opened, WindowFailed("Listen", RuntimeError("no player"), lambda: None))
@@ -228,12 +229,8 @@ async def test_the_main_window_restored_from_a_larger_screen_opens_on_this_one(
     assert isinstance(saved, QByteArray)
 
     window = MainWindow(session, background)
-    qtbot.addWidget(window)
-    opened.append(window)
     window.restore_geometry()
-    window.show()
-    await until(window.isVisible)
-    on_its_screen(window)
+    await show(qtbot, opened, window, on_its_screen)
     screen = window.screen().availableGeometry()
     assert screen.width() - 4 <= window.width() <= screen.width()  # as wide as it can be here
     assert window.height() <= screen.height() - TITLE_BAR

@@ -3,7 +3,9 @@ refusal that keeps the draft and names what to fix, and spec 4.2's idempotency k
 
 from __future__ import annotations
 
+import contextlib
 import uuid
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -12,10 +14,13 @@ from castdeck.api.models import Podcast
 from castdeck.scripts import HostRef
 from castdeck.services.background import Background
 from castdeck.services.script_sending import TITLE_OWED, NotReady, Refusal
+from castdeck.services.session import Session
+from castdeck.store.cache import Cache
 from castdeck.store.drafts import Draft
 from tests.conftest import RunningSandbox
 from tests.gui.conftest import OnLine, quiet, until
 from tests.gui.helpers import new_podcast, session_through
+from tests.helpers import Line
 
 SCRIPT = "# Slack water\n[Alex]\nWelcome back to the show.\n\n[Priya]\nToday: the pause between tides.\n"
 
@@ -50,6 +55,21 @@ async def all_quiet(background: Background, *, titles: bool = True) -> None:
     if titles:  # (not where the test keeps a title owed on purpose)
         await until(lambda: not owed(), timeout=60)
     await quiet()
+
+
+@contextlib.asynccontextmanager
+async def restarted(
+    sandbox: RunningSandbox, cache: Cache, line: Line, tmp_path: Path
+) -> AsyncIterator[tuple[Session, Background]]:
+    """The app started again on the same folders, its requests on the same line; closed at the end."""
+    session = await session_through(sandbox.base_url, cache, line)
+    again = Background(session, tmp_path / "background", drafts_dir=tmp_path / "drafts")
+    try:
+        again.start()
+        yield session, again
+    finally:
+        await again.close()
+        await session.close()
 
 
 async def episodes_of(on_line: OnLine, podcast_id: str) -> list[str]:
@@ -91,18 +111,13 @@ async def test_a_title_the_service_could_not_take_is_given_at_the_next_start(
     await all_quiet(background, titles=False)  # the title stays owed: that is the point
     assert (background.drafts.store.get(draft.id) or done).options.get(TITLE_OWED) is True  # still owed
     await background.close()
-    session = await session_through(sandbox.base_url, cache, line)
-    again = Background(session, tmp_path / "background", drafts_dir=tmp_path / "drafts")
-    try:
-        again.start()  # what is owed is given once the outbox's first round is done
+    # started again: what is owed is given once the outbox's first round is done
+    async with restarted(sandbox, cache, line, tmp_path) as (session, again):
         await until(lambda: TITLE_OWED not in (again.drafts.store.get(draft.id) or done).options)
         assert (await session.client.episodes.get(done.episode_id or "")).title == "Why rivers bend"
         assert [s.status for s in line.to("PATCH", f"/v1/episodes/{done.episode_id}")] == [503, 200]
         assert len(await episodes_of(on_line, show.id)) == 1
         await all_quiet(again)
-    finally:
-        await again.close()
-        await session.close()
 
 
 @pytest.mark.asyncio
@@ -251,17 +266,12 @@ async def test_a_queued_draft_is_settled_after_a_restart(
     )
     await background.close()  # the app quits with the request unanswered
     line.up()
-    session = await session_through(sandbox.base_url, cache, line)
-    again = Background(session, tmp_path / "background", drafts_dir=tmp_path / "drafts")
-    try:
-        again.start()  # the queued draft is followed, the outbox sends the request with its key
+    # started again: the queued draft is followed, the outbox sends the request with its key
+    async with restarted(sandbox, cache, line, tmp_path) as (_session, again):
         await settled(again, draft.id, "imported")
         assert [s.status for s in line.to("POST", "/v1/episodes/import")] == [None, 202]
         assert len(await episodes_of(on_line, show.id)) == 1
         await all_quiet(again)
-    finally:
-        await again.close()
-        await session.close()
 
 
 @pytest.mark.asyncio
@@ -285,17 +295,12 @@ async def test_an_answer_arriving_while_the_app_closes_is_settled_at_the_next_st
     await flushing
     assert background.outbox.get(entry_id).state == "sent"  # type: ignore[union-attr]
     await background.close()
-    session = await session_through(sandbox.base_url, cache, line)
-    again = Background(session, tmp_path / "background", drafts_dir=tmp_path / "drafts")
-    try:
-        again.start()  # the queued draft hears how its request ended
+    # started again: the queued draft hears how its request ended
+    async with restarted(sandbox, cache, line, tmp_path) as (_session, again):
         done = await settled(again, draft.id, "imported")
         assert done.episode_id == (await episodes_of(on_line, show.id))[0]
         assert [s.status for s in line.to("POST", "/v1/episodes/import")] == [None, 202]
         await all_quiet(again)
-    finally:
-        await again.close()
-        await session.close()
 
 
 def test_a_script_request_is_named_on_its_card_by_its_first_chapter() -> None:
