@@ -11,9 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QIcon, QPalette
+from pytestqt.qtbot import QtBot
 
 from castdeck.ui import multimedia
 from castdeck.ui.listen.playback import Playback
+from castdeck.ui.listen.player_bar import PlayerBar
 from tests.gui.conftest import until
 from tests.helpers import mp3_bytes
 
@@ -79,4 +83,37 @@ async def test_two_quick_presses_of_play_come_back_to_where_they_began(tmp_path:
     await until(lambda: loaded.commands_pending == 0)
     await until(lambda: changes[-1:] == [True])
     assert loaded.playing
+    loaded.close()
+
+
+@pytest.mark.asyncio
+async def test_skipping_is_offered_only_where_it_moves_and_the_icons_follow_the_bar(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    loaded = Playback()
+    bar = PlayerBar(loaded)
+    qtbot.addWidget(bar)
+    bar.show()
+    path = tmp_path / "tone.mp3"
+    path.write_bytes(mp3_bytes(seconds=30.0))
+    loaded.load(path)
+    await until(bar.isEnabled)  # enabled once the length is known
+    back, forward = bar.back_button, bar.forward_button
+    # at 0:00 going back would do nothing: disabled, and it says why
+    assert not back.isEnabled() and back.toolTip() == "Back 10 seconds (J): already at the start"
+    assert forward.isEnabled() and forward.toolTip() == "Forward 10 seconds (L)"
+    # the icons were drawn while the bar was disabled: in the enabled colour all the same
+    normal = forward.icon().pixmap(22, 22, QIcon.Mode.Normal).toImage()
+    text = bar.palette().color(QPalette.ColorGroup.Active, QPalette.ColorRole.ButtonText)
+    assert normal.pixelColor(11, 11).alpha() == 255 and normal.pixelColor(11, 11).rgb() == text.rgb()
+
+    qtbot.mouseClick(forward, Qt.MouseButton.LeftButton)
+    await until(lambda: loaded.position() == pytest.approx(10.0, abs=0.05))
+    assert back.isEnabled() and back.toolTip() == "Back 10 seconds (J)"
+    loaded.seek(loaded.duration)
+    assert not forward.isEnabled() and forward.toolTip() == "Forward 10 seconds (L): already at the end"
+    qtbot.mouseClick(back, Qt.MouseButton.LeftButton)
+    await until(lambda: loaded.position() == pytest.approx(loaded.duration - 10.0, abs=0.05))
+    assert forward.isEnabled() and back.isEnabled()
+    await until(lambda: loaded.commands_pending == 0)
     loaded.close()

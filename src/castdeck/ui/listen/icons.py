@@ -28,7 +28,9 @@ def _triangle(
 
 def media_icon(kind: str, palette: QPalette) -> QIcon:
     """``play``, ``pause``, ``back``, ``forward``, ``volume`` or ``muted``."""
-    color = palette.color(QPalette.ColorRole.ButtonText)
+    # the enabled state's colour, whatever the widget's state now: the icon's disabled mode is
+    # drawn from it (read while the bar is disabled, the current group's grey stayed once enabled)
+    color = palette.color(QPalette.ColorGroup.Active, QPalette.ColorRole.ButtonText)
     icon = QIcon()
     for mode, alpha in ((QIcon.Mode.Normal, 1.0), (QIcon.Mode.Disabled, 0.35)):
         pixmap = QPixmap(SIZE, SIZE)

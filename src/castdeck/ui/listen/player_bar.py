@@ -27,6 +27,10 @@ __all__ = ["ARROW_SECONDS", "SKIP_SECONDS", "VOLUME_KEY", "PlayerBar", "player_s
 SKIP_SECONDS = 10.0
 ARROW_SECONDS = 5.0
 SLIDER_UNITS_PER_SECOND = 10
+AT_EDGE = 0.05
+"""Seconds from the start or the end within which skipping that way would do nothing."""
+BACK_TIP = "Back 10 seconds (J)"
+FORWARD_TIP = "Forward 10 seconds (L)"
 VOLUME_KEY = "listen/volume"
 
 
@@ -92,10 +96,12 @@ class PlayerBar(QWidget):
             row.addWidget(button)
             return button
 
-        self.back_button = tool("back", "Back 10 seconds", "Back 10 seconds (J)")
+        self.back_button = tool("back", "Back 10 seconds", BACK_TIP)
         self.play_button = tool("play", "Play", "Play or pause (Space, K)")
         self.play_button.setIconSize(QSize(30, 30))
-        self.forward_button = tool("forward", "Forward 10 seconds", "Forward 10 seconds (L)")
+        self.forward_button = tool("forward", "Forward 10 seconds", FORWARD_TIP)
+        self._edges: tuple[bool, bool] | None = None
+        """Whether the position is at the start, at the end, as the skip buttons last said."""
         self.elapsed = QLabel("00:00", self)
         self.elapsed.setAccessibleName("Elapsed time")
         self.elapsed.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -173,6 +179,21 @@ class PlayerBar(QWidget):
             self.seek_bar.setValue(units)
             self.seek_bar.blockSignals(blocked)
         self._show_elapsed(seconds)
+        self._show_edges(seconds)
+
+    def _show_edges(self, seconds: float) -> None:
+        """Back at the start, or Forward at the end, would do nothing: each is disabled there and
+        says why."""
+        duration = self.playback.duration
+        edges = (seconds <= AT_EDGE, duration > 0 and seconds >= duration - AT_EDGE)
+        if edges == self._edges:
+            return
+        self._edges = edges
+        at_start, at_end = edges
+        self.back_button.setEnabled(not at_start)
+        self.back_button.setToolTip(BACK_TIP + (": already at the start" if at_start else ""))
+        self.forward_button.setEnabled(not at_end)
+        self.forward_button.setToolTip(FORWARD_TIP + (": already at the end" if at_end else ""))
 
     def _show_elapsed(self, seconds: float) -> None:
         second = int(seconds)
@@ -189,6 +210,7 @@ class PlayerBar(QWidget):
         self._shown_second = -1
         self._shown_units = -(10**9)
         self._show_elapsed(self.playback.position())
+        self._show_edges(self.playback.position())
 
     def _playing_changed(self, playing: bool) -> None:
         self._set_icon(self.play_button, "pause" if playing else "play")
