@@ -8,7 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -17,7 +18,14 @@ from castdeck.ui.screen_fit import TITLE_BAR
 from tests.gui.conftest import OnLine, until
 from tests.gui.helpers import dark_palette
 
-__all__ = ["both_schemes", "click_sidebar", "double_click_row", "every_window_on_screen", "open_main_window"]
+__all__ = [
+    "both_schemes",
+    "click_sidebar",
+    "double_click_row",
+    "every_window_on_screen",
+    "open_main_window",
+    "scheme",
+]
 
 
 def every_window_on_screen() -> None:
@@ -67,7 +75,18 @@ def both_schemes(shot: Callable[[QWidget, str], Path], widget: QWidget, name: st
     saved = [shot(widget, f"{name}-light")]
     app.setPalette(dark_palette())
     try:
+        # Qt posts the palette change to every widget: delivered now (no nested event loop, which
+        # never returns inside a qasync task), or the "dark" screenshot shows the light palette
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.ApplicationPaletteChange)
         saved.append(shot(widget, f"{name}-dark"))
     finally:
         app.setPalette(light)
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.ApplicationPaletteChange)
     return saved
+
+
+def scheme(palette: QPalette) -> None:
+    """The system's scheme turns to ``palette``, and every widget hears of it now (Qt posts the
+    change to each widget; only those posted events are delivered, no nested event loop)."""
+    QApplication.setPalette(palette)
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.ApplicationPaletteChange)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, QRect, QSettings, Qt
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -22,11 +23,13 @@ from pytestqt.qtbot import QtBot
 
 from castdeck.services.background import Background
 from castdeck.services.session import Session
+from castdeck.ui.details_panel import link_label
 from castdeck.ui.main_window import MainWindow
 from castdeck.ui.pane import ResourcePane
 from castdeck.ui.panes import pane_specs
 from tests.gui.conftest import quiet, until
 from tests.gui.helpers import dark_palette
+from tests.gui.journey import scheme
 
 CONTROLS = (
     QAbstractButton,
@@ -259,4 +262,40 @@ async def test_the_network_indicator_shows_while_requests_run_and_lingers_withou
     await until(lambda: status.activity.isHidden(), timeout=5)
     assert room() == room_at  # its room kept: nothing beside it moved
     assert status.activity.toolTip() == "1 request(s) in flight"
+    await quiet()
+
+
+def link_colours(label: QWidget) -> set[str]:
+    """The saturated colours a label's pixels hold (its link's, not the grey of its anti-aliasing)."""
+    image = label.grab().toImage()
+    return {
+        image.pixelColor(x, y).name()
+        for x in range(image.width())
+        for y in range(image.height())
+        if image.pixelColor(x, y).saturation() > 120 and image.pixelColor(x, y).value() > 120
+    }
+
+
+@pytest.mark.asyncio
+async def test_links_take_the_link_colour_of_a_scheme_changed_while_open(
+    qtbot: QtBot, session: Session, background: Background
+) -> None:
+    """A label's link keeps the colour of the palette its text was parsed in: dark blue on the
+    dark window after the system turned dark, unless the window sets it again."""
+    light = QApplication.palette()
+    window = await open_window(qtbot, session, background)
+    pane = window.show_pane("Episodes")
+    label = link_label("https://studio.example.org/episodes/1", "Audio file")
+    pane.details.layout().addWidget(label)
+    await until(label.isVisible)
+    before = link_colours(label)
+    blue = light.color(QPalette.ColorRole.Link).hue()  # 240; the dark palette's link is 212
+    assert before and all(abs(QColor(c).hue() - blue) < 8 for c in before)
+    scheme(dark_palette())  # the system turns dark while the window is open
+    try:
+        after = link_colours(label)
+        link = dark_palette().color(QPalette.ColorRole.Link).hue()
+        assert after and all(abs(QColor(c).hue() - link) < 8 for c in after)
+    finally:
+        scheme(light)
     await quiet()

@@ -17,4 +17,6 @@ def test_the_count_names_one_item_in_the_singular() -> None:
 def test_the_early_window_counts_as_the_pane_does() -> None:
     one = episodes_pane([{"id": "e1", "title": "Tides"}], False, {})
     assert one.status == "1 episode shown"
-    assert episodes_pane([{"id": "e1"}, {"id": "e2"}], True, {}).status == "2 episodes shown — scroll for more"
+    assert (
+        episodes_pane([{"id": "e1"}, {"id": "e2"}], True, {}).status == "2 episodes shown — scroll for more"
+    )

@@ -23,7 +23,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import QItemSelection, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QPixmap
+from PySide6.QtGui import QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -53,7 +53,7 @@ from .pane_views import CARD_KINDS, PICTURE_KINDS, PaneViews
 from .resource_model import Column, ResourceFilterProxy, ResourceTableModel
 from .scroll import details_scroll
 from .splitters import keep_sizes
-from .widgets import Banner, alive, heading_label, rows_stay_put
+from .widgets import Banner, alive, heading_label, name_clear_button, rows_stay_put
 
 if TYPE_CHECKING:
     from .card_view import CardView
@@ -107,7 +107,10 @@ class ResourcePane(QWidget):
         self.filter_edit = QLineEdit(self)
         self.filter_edit.setPlaceholderText("Filter (Ctrl+F)")
         self.filter_edit.setAccessibleName(f"Filter {self.title}")
-        self.filter_edit.setClearButtonEnabled(True)
+        name_clear_button(self.filter_edit, "Clear the filter", "Clear the filter (Escape)")
+        clear_filter = QShortcut(QKeySequence(Qt.Key.Key_Escape), self.filter_edit)
+        clear_filter.setContext(Qt.ShortcutContext.WidgetShortcut)  # Escape in the box, as its ✕ says
+        clear_filter.activated.connect(self.filter_edit.clear)
         self.filter_edit.setMaximumWidth(260)
         header.addWidget(self.filter_edit)
         self.refresh_button = QPushButton("Refresh", self)

@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QSize, QStandardPaths, Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QGuiApplication, QResizeEvent
+from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractButton,
     QDialog,
@@ -17,12 +17,14 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLayout,
+    QLineEdit,
     QMessageBox,
     QPushButton,
     QSizePolicy,
     QStyle,
     QStyleOptionButton,
     QTextBrowser,
+    QToolButton,
     QWidget,
 )
 
@@ -40,7 +42,9 @@ __all__ = [
     "browser_reachable",
     "describe_error",
     "display_text",
+    "follow_palette",
     "heading_label",
+    "name_clear_button",
     "offer_to_copy",
     "open_web_link",
     "run_dialog",
@@ -253,6 +257,39 @@ def rows_stay_put(viewport: QWidget) -> None:
     right edge)."""
     viewport.setAttribute(Qt.WidgetAttribute.WA_StaticContents)
     viewport.installEventFilter(_WidthRepaints(viewport))
+
+
+def follow_palette(root: QWidget) -> None:
+    """The system's scheme changed: what Qt does not redraw in the new palette by itself, in
+    ``root`` and every widget under it, is set again. A widget with a style sheet keeps the
+    palette it had when the sheet was set (Qt does not polish it again); a label's links keep the
+    link colour of the palette their text was parsed in (dark blue on a dark window)."""
+    for widget in (root, *root.findChildren(QWidget)):
+        sheet = widget.styleSheet()
+        if sheet:
+            widget.setStyleSheet(sheet)
+        if isinstance(widget, QLabel) and widget.textFormat() != Qt.TextFormat.PlainText:
+            text = widget.text()
+            if "<a " in text:
+                widget.setText("")  # the same text again is not parsed again
+                widget.setText(text)
+
+
+def name_clear_button(edit: QLineEdit, name: str, tip: str | None = None) -> None:
+    """Turn on the clear button of ``edit`` (the ✕ shown while it holds text) with ``name`` as the
+    name a screen reader says and ``tip`` (else the name) as its tooltip: Qt's own has neither."""
+    edit.setClearButtonEnabled(True)
+    clear = next((a for a in edit.findChildren(QAction) if a.objectName() == "_q_qlineeditclearaction"), None)
+    if clear is None:  # (a Qt that names it otherwise: its button stays as Qt made it)
+        return
+    clear.setText(name)
+    clear.setToolTip(tip or name)
+    for button in edit.findChildren(QToolButton):
+        if button.defaultAction() is clear:
+            button.setAccessibleName(name)
+            # a changed action shows its button: hidden again while there is nothing to clear, as
+            # Qt keeps it (it shows and hides it itself as text comes and goes)
+            button.setVisible(bool(edit.text()))
 
 
 def alive(widget: QWidget) -> bool:

@@ -497,7 +497,8 @@ class JobsPanel(QWidget):
             if view.request_id:
                 text += f"\nRequest ID: {view.request_id}"
             QGuiApplication.clipboard().setText(text)
-            self.banner.show_message("The error and its request ID are on the clipboard.", kind="info")
+            copied = "The error and its request ID are" if view.request_id else "The error is"
+            self.banner.show_message(f"{copied} on the clipboard.", kind="info")
         elif action == "studio" and view.links.get("studio_url"):
             open_web_link(str(view.links["studio_url"]), self)
         elif action == "play" and job is not None and job.kind == "episode":

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QLineEdit, QPushBu
 
 from castdeck.scripts.edits import find_all, replace_edits
 
+from ..widgets import name_clear_button
 from .editor import ScriptEditor
 
 __all__ = ["FindBar"]
@@ -26,7 +27,7 @@ class FindBar(QWidget):
         self.find_edit = QLineEdit(self)
         self.find_edit.setPlaceholderText("Find")
         self.find_edit.setAccessibleName("Find")
-        self.find_edit.setClearButtonEnabled(True)
+        name_clear_button(self.find_edit, "Clear what to find")
         self.replace_edit = QLineEdit(self)
         self.replace_edit.setPlaceholderText("Replace with")
         self.replace_edit.setAccessibleName("Replace with")
@@ -113,8 +114,17 @@ class FindBar(QWidget):
             self.count.setText("No matches")
         else:
             self.count.setText(f"{(self.current or 0) + 1} of {len(self.matches)}")
-        for button in (self.next_button, self.previous_button, self.replace_button, self.replace_all_button):
+        # disabled with nothing to go to, and each says why (a disabled button's tooltip still shows)
+        shown = needle if len(needle) <= 40 else needle[:39] + "…"
+        why = None if self.matches else (f"No match for “{shown}”" if needle else "Type what to find first")
+        for button, tip in (
+            (self.next_button, "The next match (F3, or Enter in Find)"),
+            (self.previous_button, "The previous match (Shift+F3)"),
+            (self.replace_button, "Replace this match, then go to the next (Enter in Replace with)"),
+            (self.replace_all_button, "Replace every match (one step to undo)"),
+        ):
             button.setEnabled(bool(self.matches))
+            button.setToolTip(why or tip)
 
     def _select(self, index: int) -> None:
         self.current = index % len(self.matches)
