@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
+import shiboken6
 from PySide6.QtCore import (
     QAbstractItemModel,
     QMimeData,
@@ -20,7 +21,8 @@ from PySide6.QtCore import (
     QUrl,
 )
 from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QImage, QPalette
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
 from castdeck.api import Client
@@ -86,6 +88,28 @@ async def make_pane(
     return pane
 
 
+async def answer_save_dialog(qtbot: QtBot, dialog: QFileDialog | None, path: Path, *, suffix: str) -> None:
+    """Answer an open "Save the file" dialog with ``path``: the name it offers ends with ``suffix``;
+    in ``path``'s folder, its name is typed over the offered one and Return pressed; the dialog
+    closes. (The folder is chosen directly: typing a whole path would pop up the name completer,
+    which the offscreen platform cannot give the keyboard to.)"""
+    assert isinstance(dialog, QFileDialog) and dialog.isVisible()
+    assert dialog.acceptMode() == QFileDialog.AcceptMode.AcceptSave
+    offered = dialog.selectedFiles()
+    assert offered and offered[0].endswith(suffix), offered
+    dialog.setDirectory(str(path.parent))
+    name = dialog.findChild(QLineEdit, "fileNameEdit")
+    assert isinstance(name, QLineEdit) and name.isVisible()
+    name.setFocus()
+    name.selectAll()
+    qtbot.keyClicks(name, path.name)
+    assert name.text() == path.name
+    completer = name.completer()
+    assert completer is not None and not completer.popup().isVisible()  # Return goes to the dialog
+    QTest.keyClick(name, Qt.Key.Key_Return)
+    await until(lambda: not shiboken6.isValid(dialog) or not dialog.isVisible())
+
+
 def drop_on(widget: QWidget, paths: list[Path], *, direct: Any = None) -> None:
     """A real drag enter and drop with file URLs (QMimeData), as a file manager sends them.
 
@@ -114,6 +138,10 @@ def dark_palette() -> QPalette:
         (QPalette.ColorRole.Link, "#7ab7ff"), (QPalette.ColorRole.PlaceholderText, "#8a8a8a"),
     ):  # fmt: skip
         palette.setColor(role, QColor(color))
+    # what is disabled reads dimmer, as in the platforms' dark schemes (setColor above set every group)
+    for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText):
+        palette.setColor(QPalette.ColorGroup.Disabled, role, QColor("#7a7a7a"))
+    palette.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Button, QColor("#2e2e2e"))
     return palette
 
 

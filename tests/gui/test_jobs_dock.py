@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRect, Qt
 from PySide6.QtGui import QGuiApplication, QPaintEvent
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from castdeck.services.background import Background
@@ -27,7 +27,7 @@ from castdeck.ui.main_window import MainWindow
 from castdeck.ui.widgets import laid_out
 from tests.conftest import RunningSandbox, stop_followers
 from tests.gui.conftest import ARTIFACTS, OnLine, open_session, quiet, until
-from tests.gui.helpers import new_podcast, on_screen_as_painted_afresh, session_through
+from tests.gui.helpers import answer_save_dialog, new_podcast, on_screen_as_painted_afresh, session_through
 from tests.helpers import Line, PassBurner
 
 FAIL = "[sandbox:fail]"
@@ -117,12 +117,8 @@ async def test_a_generation_card_runs_to_its_end_and_offers_the_next_steps(
     # Download: the audio is saved where the user says, through the credential-free client
     card.buttons["download"].click()
     assert panel.saver is not None
-    dialog = panel.saver.dialog
-    assert isinstance(dialog, QFileDialog) and dialog.isVisible()
-    assert dialog.selectedFiles()[0].endswith(".mp3")
     target = tmp_path / "episode.mp3"
-    dialog.fileSelected.emit(str(target))
-    dialog.close()
+    await answer_save_dialog(qtbot, panel.saver.dialog, target, suffix=".mp3")
     await until(lambda: "Saved" in panel.banner.text)
     assert target.stat().st_size > 0
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from castdeck.api.models import MediaJob
@@ -23,6 +23,7 @@ from castdeck.ui.dialogs.media_dialog import MediaCreateDialog, format_duration
 from castdeck.ui.panes import media as media_module
 from castdeck.ui.panes.media import MediaPane, ShortsPane, VideosPane, VoiceoversPane, readable_error
 from tests.gui.conftest import OnLine, until
+from tests.gui.helpers import answer_save_dialog
 
 FAIL_PHRASE = "[sandbox:fail]"  # the sandbox fails a job whose prompt holds this (sandbox/config.py)
 
@@ -496,11 +497,8 @@ async def test_download_states_are_distinct(
     assert view.headline.text() == "● Ready to download"
     assert pane.details.value_of("Status") == "Completed"
     saving = await until(lambda: pane.saver.dialog)
-    assert isinstance(saving, QFileDialog) and saving.isVisible()
-    assert saving.selectedFiles()[0].endswith(".mp4")
     target = tmp_path / "neap tides.mp4"
-    saving.fileSelected.emit(str(target))
-    saving.close()
+    await answer_save_dialog(qtbot, saving, target, suffix=".mp4")
     await until(lambda: "Saved" in pane.banner.text)
     assert target.stat().st_size > 0 and str(target) in pane.banner.text
     await laid_out()

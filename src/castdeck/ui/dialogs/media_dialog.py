@@ -13,13 +13,11 @@ the fields; the corrected input goes out as a new request with a new key.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
-from castdeck.api import Client
 from castdeck.api.models import FieldError, MediaOptions, Source
 from castdeck.api.models.limits import (
     MAX_MEDIA_HOSTS,
@@ -37,10 +35,16 @@ from castdeck.api.models.media import (
     VideoScriptCreateInput,
     VoiceoverCreateInput,
 )
-from castdeck.api.resources.base import body_of
-from castdeck.api.resources.media import MediaResource
 from castdeck.services.background import Background
+from castdeck.services.media_actions import COLLECTIONS, MediaActions, MediaCollection, format_duration
 from castdeck.services.session import Session
+from castdeck.services.source_use import (
+    is_research_source,
+    is_visual_source,
+    visual_count,
+    visual_source_problem,
+)
+from castdeck.services.starting import Started
 
 from ..forms import FieldRow, FormDialog
 from ..pickers import CheckPicker, ComboPicker, host_feed, host_label, source_feed, source_label
@@ -58,25 +62,6 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class MediaCollection:
-    name: str  # the path segment: videos, shorts, voiceovers
-    kind: str  # the object: video, short, voiceover
-    title: str  # Videos
-    noun: str  # video
-    auto_orientation: str  # what AUTO (or no orientation) means here
-
-    def resource(self, client: Client) -> MediaResource:
-        resource: MediaResource = getattr(client, self.name)
-        return resource
-
-
-COLLECTIONS: dict[str, MediaCollection] = {
-    "videos": MediaCollection("videos", "video", "Videos", "video", "landscape (16:9)"),
-    "shorts": MediaCollection("shorts", "short", "Shorts", "short", "portrait (9:16)"),
-    "voiceovers": MediaCollection("voiceovers", "voiceover", "Voiceovers", "voiceover", "landscape (16:9)"),
-}
-
 ORIENTATIONS = (
     ("AUTO", "Auto"),
     ("LANDSCAPE", "Landscape (16:9)"),
@@ -90,56 +75,11 @@ VISUAL_MOTIONS = (
 )
 
 
-def format_duration(seconds: float | None) -> str:
-    """``420`` → ``7 min``, ``90`` → ``1 min 30 s``, ``3600`` → ``1 h``; empty for none."""
-    if seconds is None:
-        return ""
-    total = round(float(seconds))
-    if total < 60:
-        return f"{total} s"
-    minutes, rest = divmod(total, 60)
-    if rest:
-        return f"{minutes} min {rest} s"
-    if minutes >= 60 and minutes % 60 == 0:
-        return f"{minutes // 60} h"
-    return f"{minutes} min"
-
-
-# --- which sources fit ------------------------------------------------------------------------------------
+# --- which sources fit (the rules: castdeck.services.source_use) ------------------------------------------
 
 
 def _metadata(source: Source) -> dict[str, Any]:
     return source.metadata if isinstance(source.metadata, dict) else {}
-
-
-def visual_count(source: Source) -> int:
-    """Pages or images a visuals source holds (the sandbox records ``visual_count``; 1 when unknown)."""
-    count = _metadata(source).get("visual_count")
-    return count if isinstance(count, int) and count > 0 else 1
-
-
-def visual_source_problem(source: Source) -> str | None:
-    """Why ``source`` cannot be a Voiceover visual, or ``None`` when it can: it must be an uploaded
-    file that was uploaded with ``prepare_visuals`` and has finished processing."""
-    meta = _metadata(source)
-    kind = (source.type or "").lower()
-    if kind in ("url", "youtube", "text"):
-        named = {"url": "a web page", "youtube": "a YouTube video", "text": "pasted text"}[kind]
-        return f"{named}, not an uploaded file"
-    if not (meta.get("prepare_visuals") or meta.get("prepared_visuals")):
-        return "uploaded without prepared visuals"
-    if source.status != "completed":
-        return f"not ready ({source.status or 'unknown'})"
-    return None
-
-
-def is_visual_source(source: Source) -> bool:
-    return source.status == "completed" and visual_source_problem(source) is None
-
-
-def is_research_source(source: Source) -> bool:
-    """Failed sources and uploads never completed are refused by the service; processing ones may wait."""
-    return source.status not in ("error", "awaiting_upload")
 
 
 def visual_source_label(source: Source) -> str:
@@ -216,6 +156,9 @@ class MediaCreateDialog(FormDialog):
         self.session = session
         self.background = background
         self.options = options
+        self.media_actions = MediaActions(
+            session, background.jobs, background.starter, background.downloads, collection
+        )
         self.attempts = 0
         self._fresh: set[str] = set()
         self.voiceover = self.info.kind == "voiceover"
@@ -226,8 +169,20 @@ class MediaCreateDialog(FormDialog):
         self._fit()
 
     def _fit(self) -> None:
-        """As tall as the visible fields need (no gaps where hidden rows were), and wide enough to read."""
-        self.fit_to_fields(max(self.width(), 760))
+        """As tall as the visible fields need (no gaps where hidden rows were), and wide enough to read.
+        The width first: the hints under the fields wrap to fewer lines once wide, and a height
+        measured at the narrower width left a gap in the fields."""
+        width = max(self.width(), 760)
+        self.resize(width, self.height())
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()  # the fields take that width before their height is measured
+        self.area.updateGeometry()  # its height at that width (its layout kept the one from before)
+        self.fit_to_fields(width)
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        self._fit()  # laid out at its real width now: fitted to it before it is first painted
 
     # --- building ------------------------------------------------------------------------------------------
 
@@ -500,10 +455,8 @@ class MediaCreateDialog(FormDialog):
 
     # --- sending -------------------------------------------------------------------------------------------
 
-    async def _send_create(self, payload: Any) -> Any:
+    async def _send_create(self, payload: Any) -> Started:
         """Through the outbox: the accepted job, or the kept request when no answer came (it is
         resent with its key by itself). A refusal raises here; correcting it sends a new key."""
         self.attempts += 1
-        return await self.background.starter.start(
-            "media_create", body_of(payload), collection=self.info.name
-        )
+        return await self.media_actions.create(payload)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import time
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt
@@ -27,15 +26,25 @@ from PySide6.QtWidgets import QAbstractButton, QFormLayout, QLabel, QPushButton,
 
 from castdeck.api import CastdeckError
 from castdeck.api.models import Host, MediaJob, MediaOptions
-from castdeck.api.resources.base import Accepted
 from castdeck.services.background import Background
-from castdeck.services.listing import ListFeed, list_key
+from castdeck.services.listing import ListFeed
+from castdeck.services.media_actions import (
+    COLLECTIONS,
+    RETRYABLE,
+    DownloadCheck,
+    MediaActions,
+    StatusCheck,
+    format_duration,
+    format_seconds,
+    started_note,
+    status_text,
+)
 from castdeck.services.session import Session
 from castdeck.services.starting import started_text
 from castdeck.store.jobs import Job
 from castdeck.store.outbox import OutboxEntry
 
-from ..dialogs.media_dialog import COLLECTIONS, MediaCreateDialog, format_duration
+from ..dialogs.media_dialog import MediaCreateDialog
 from ..download_saver import DownloadSaver
 from ..pane import ResourcePane, link_label
 from ..pickers import host_feed
@@ -44,6 +53,7 @@ from ..preview.stills import Stills
 from ..resource_model import Column, format_time
 from ..widgets import alive, ask, open_web_link
 from .media_download import DownloadState, DownloadView
+from .media_length import FROM_FILE, ItemLength, clock_text, item_length, length_tip
 from .voices import LANGUAGES
 
 __all__ = [
@@ -53,16 +63,12 @@ __all__ = [
     "ShortsPane",
     "VideosPane",
     "VoiceoversPane",
+    "format_seconds",
     "readable_error",
+    "status_text",
 ]
 
-STATUS_TEXT = {"idle": "Idle", "generating": "Generating", "completed": "Completed", "failed": "Failed"}
-RETRYABLE = ("failed", "idle")
 ORIENTATION_TEXT = {"LANDSCAPE": "Landscape", "PORTRAIT": "Portrait", "SQUARE": "Square", "AUTO": "Auto"}
-
-
-def status_text(status: str | None) -> str:
-    return STATUS_TEXT.get(status or "", (status or "").replace("_", " ").capitalize())
 
 
 def phase_text(phase: str | None) -> str:
@@ -85,14 +91,6 @@ def readable_error(error: Any) -> str:
     return json.dumps(error, ensure_ascii=False, default=str)
 
 
-def format_seconds(seconds: float | None) -> str:
-    if seconds is None:
-        return ""
-    if seconds < 10:
-        return f"{seconds:.1f} s".replace(".0 s", " s")
-    return format_duration(seconds)
-
-
 class MediaPane(ResourcePane):
     """The pane of one collection: ``videos``, ``shorts`` or ``voiceovers``."""
 
@@ -101,6 +99,10 @@ class MediaPane(ResourcePane):
     ) -> None:
         self.background = background
         self.info = COLLECTIONS[collection]
+        self.media_actions = MediaActions(
+            session, background.jobs, background.starter, background.downloads, collection
+        )
+        """What the pane asks of the service: reads, status checks, retries, downloads."""
         self.title = self.info.title
         self.kind = self.info.kind
         self.new_label = f"New {self.info.noun}"
@@ -109,6 +111,8 @@ class MediaPane(ResourcePane):
         self.deliveries: dict[str, DownloadState] = {}
         self.status_notes: dict[str, str] = {}
         self.download_view: DownloadView | None = None
+        self.duration_label: QLabel | None = None
+        """The details' Duration (it changes when the file's length is read with its still)."""
         self.retry_button: QPushButton | None = None
         self.download_button: QPushButton | None = None
         self.studio_button: QPushButton | None = None
@@ -123,6 +127,7 @@ class MediaPane(ResourcePane):
         self.saver.said.connect(lambda text, kind: self.banner.show_message(text, kind=kind))
         self.stills.setParent(self)
         self.stills.stillReady.connect(self._still_arrived)
+        self.stills.lengthKnown.connect(self._length_known)
         self.splitter.setSizes([665, 435])  # room for titles; the details still fit their four actions
         background.jobs.jobChanged.connect(self._job_changed)
         # the preview of a finished item, under its title (above the actions and facts)
@@ -158,18 +163,30 @@ class MediaPane(ResourcePane):
 
     def card_subtitle(self, item: MediaJob) -> str:
         parts = [self.info.noun.capitalize(), (item.status or "").replace("_", " ").lower()]
-        seconds = getattr(item, "duration_seconds", None)
-        if not isinstance(seconds, int | float):
-            seconds = item.target_duration_seconds
+        length = self._length(item)
+        seconds = length.seconds if length is not None else item.target_duration_seconds
         if isinstance(seconds, int | float) and seconds > 0:
-            hours, rest = divmod(round(seconds), 3600)
-            parts.append(
-                f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
-            )
+            parts.append(clock_text(seconds))
         return " · ".join(part for part in parts if part)
 
     def _still_arrived(self, media_id: str) -> None:
         self.pictures_changed(lambda item: str(item.id) == media_id)
+
+    def _length_known(self, media_id: str) -> None:
+        """Its file's length was read with its still: the row, its card and the details say it."""
+        row = self.model.row_of(media_id)
+        if row >= 0:
+            self.model.dataChanged.emit(
+                self.model.index(row, 0), self.model.index(row, self.model.columnCount() - 1)
+            )
+        label = self.duration_label
+        if (
+            self.current is not None
+            and str(self.current.id) == media_id
+            and label is not None
+            and alive(label)
+        ):
+            self._say_duration(label, self.current)
 
     # --- list ----------------------------------------------------------------------------------------------
 
@@ -194,36 +211,33 @@ class MediaPane(ResourcePane):
             columns = [c for c in columns if c.title != "Style"]
         return columns
 
-    @staticmethod
-    def _actual_seconds(job: MediaJob) -> float | None:
-        seconds = getattr(job, "duration_seconds", None)
-        return float(seconds) if isinstance(seconds, int | float) and seconds > 0 else None
+    def _length(self, job: MediaJob) -> ItemLength | None:
+        """Its own length: the service's, else its kept file's (read when its still was made)."""
+        return item_length(job, self.stills.length(str(job.id)))
 
     def _length_seconds(self, job: MediaJob) -> float:
-        return self._actual_seconds(job) or float(job.target_duration_seconds or 0)
+        length = self._length(job)
+        return length.seconds if length is not None else float(job.target_duration_seconds or 0)
 
     def _length_text(self, job: MediaJob) -> str:
         """How long it is once made (6:36); before that, the length asked for (7 min)."""
-        actual = self._actual_seconds(job)
-        if actual is not None:
-            whole = round(actual)
-            return f"{whole // 60}:{whole % 60:02d}"
+        length = self._length(job)
+        if length is not None:
+            return clock_text(length.seconds)
         return format_duration(job.target_duration_seconds) or (
             "Automatic" if self.info.kind == "voiceover" else ""
         )
 
+    @property
+    def lengths_readable(self) -> bool:
+        """Whether the files' lengths can be read here (the player that makes the stills loads)."""
+        return self.preview.player_problem is None
+
     def _length_tip(self, job: MediaJob) -> str | None:
-        asked = format_duration(job.target_duration_seconds)
-        if self._actual_seconds(job) is not None:
-            return f"Its length; {asked} was asked for" if asked else "Its length"
-        return f"The length asked for ({asked}); it is known once made" if asked else None
+        return length_tip(job, self._length(job), self.info.noun, readable=self.lengths_readable)
 
     def open_list(self) -> ListFeed[MediaJob]:
-        size = self.page_size
-        return ListFeed(
-            self.session, self.info.kind, list_key(self.info.name),
-            lambda c: self.info.resource(c).list(limit=size), MediaJob,
-        )  # fmt: skip
+        return self.media_actions.feed(self.page_size)
 
     async def fetch_item(self, item: MediaJob) -> MediaJob:
         return await self.read_item(str(item.id))
@@ -246,7 +260,7 @@ class MediaPane(ResourcePane):
 
     async def _load_lookups(self) -> None:
         with contextlib.suppress(CastdeckError):
-            self._set_options(await self._fetch_options())
+            self._set_options(await self.media_actions.options())
         feed = host_feed(self.session)
         hosts: list[Host] = []
         while feed.has_more and len(hosts) < 2_000:
@@ -254,9 +268,6 @@ class MediaPane(ResourcePane):
             hosts.extend(page.items)
         self._host_names = {str(h.id): h.name or str(h.id) for h in hosts}
         self._names_changed()
-
-    async def _fetch_options(self) -> MediaOptions:
-        return await self.session.call(lambda c: self.info.resource(c).options())
 
     def _set_options(self, options: MediaOptions) -> None:
         self.options = options
@@ -293,9 +304,13 @@ class MediaPane(ResourcePane):
         if self.info.kind != "voiceover":
             rows.append(("Style", self._style_name(item.style_id)))
         rows.append(("Target duration", format_duration(item.target_duration_seconds) or "Automatic"))
-        actual = getattr(item, "duration_seconds", None)
-        if isinstance(actual, int | float):
-            rows.append(("Duration", format_duration(actual)))
+        self.duration_label = None
+        if status == "completed" or self._length(item) is not None:
+            self.duration_label = QLabel()
+            self.duration_label.setTextFormat(Qt.TextFormat.PlainText)
+            self.duration_label.setAccessibleName("Duration")
+            self._say_duration(self.duration_label, item)
+            rows.append(("Duration", self.duration_label))
         rows.extend(self._settings_rows(item))
         rows.append(("Generation ID", item.generation_id))
         rows.append(("Created", format_time(item.created_at)))
@@ -331,6 +346,24 @@ class MediaPane(ResourcePane):
         self.preview.show_item(item)
         if status == "generating":
             self._follow(item)
+
+    def _say_duration(self, label: QLabel, item: MediaJob) -> None:
+        length = self._length(item)
+        if length is None:
+            label.setText("Not known yet" if self.lengths_readable else "Not given by the service")
+            label.setToolTip(
+                f"The service gives no length; Castdeck reads it from the file once the {self.info.noun} is "
+                "previewed here."
+                if self.lengths_readable
+                else f"The service gives no length, and this computer cannot open the {self.info.noun} file."
+            )
+            return
+        label.setText(format_duration(length.seconds))
+        label.setToolTip(
+            "Read from its file on this computer (the service gives no length)"
+            if length.source == FROM_FILE
+            else "As the service gives it"
+        )
 
     def _finish_facts(self) -> None:
         """Strings from the service are shown as text, never as markup; and the new rows are shown now
@@ -398,18 +431,14 @@ class MediaPane(ResourcePane):
         status = QPushButton("Refresh status", self)
         status.setAccessibleName(f"Refresh {noun} status")
         status.setToolTip("Ask the service for the current status once")
-        status.clicked.connect(
-            lambda: self.run(self._refresh_status(key), f"Could not read the {noun} status")
-        )
+        status.clicked.connect(lambda: self.run(self._check_status(key), f"Could not read the {noun} status"))
         buttons += [download, studio, status]
         self.download_button, self.studio_button, self.status_button = download, studio, status
         return buttons
 
     async def read_item(self, media_id: str) -> MediaJob:
-        """The job as the service has it now; the tracker hears of it too."""
-        item = await self.session.call(lambda c: self.info.resource(c).get(media_id))
-        self.background.jobs.observe(self.info.kind, str(item.id), item)
-        return item
+        """The job as the service has it now (the tracker hears of it too)."""
+        return await self.media_actions.read(media_id)
 
     # --- the tracker's live state ----------------------------------------------------------------------------
 
@@ -469,63 +498,42 @@ class MediaPane(ResourcePane):
         )  # fmt: skip
         if not confirmed:
             return
-        answer = await self.background.starter.start(
-            "media_retry", None, collection=self.info.name, resource_id=key
-        )
-        self.deliveries.pop(key, None)
-        if not isinstance(answer, Accepted):
-            self.status_notes[key] = started_text(answer)[0]
+        outcome = await self.media_actions.retry(key)
+        self.deliveries.pop(key, None)  # what Download said belongs to the earlier attempt
+        self.status_notes[key] = outcome.note
+        if outcome.item is None:
             self._reshow(key)
-            return
-        accepted = answer
-        hint = (
-            f" The service suggests checking in {format_seconds(accepted.retry_after)}."
-            if accepted.retry_after
-            else ""
-        )
-        self.status_notes[key] = f"New attempt started at {time.strftime('%H:%M:%S')}.{hint}"
-        self.item_changed(accepted.data, select=False)
+        else:
+            self.item_changed(outcome.item, select=False)
 
     def _start_download(self, key: str) -> None:
         self.run(self._download(key), f"Could not check the {self.info.noun} download")
 
-    async def _download(self, key: str) -> DownloadState:
-        answer = await self.session.call(lambda c: self.info.resource(c).download(key))
-        delivery = answer.delivery
-        state = DownloadState(delivery.kind, delivery.url, delivery.origin, delivery.reason, time.time())
-        item = self._item(key)
-        if item is not None and state.kind == "available" and item.status != "completed":
-            await self._refresh_status(key)  # the list still shows an older state
+    async def _download(self, key: str) -> DownloadCheck:
+        checked = await self.media_actions.download(key, self._item(key))
+        if checked.status is not None:
+            self._status_read(key, checked.status)  # the list still showed an older state
+        state = checked.state
         self.deliveries[key] = state
-        if state.kind == "available" and state.url:
+        if state.saveable and state.url:
+            item = self._item(key)
             title = item.title if item is not None and item.title else f"{self.info.noun} {key}"
             self.saver.ask(title, state.url, ".mp4")  # saved where the creator says, in the app
         self._reshow(key)
-        return state
+        return checked
 
-    async def _refresh_status(self, key: str) -> None:
-        answer = await self.session.call(lambda c: self.info.resource(c).status(key))
-        self.background.jobs.observe(self.info.kind, key, answer)
+    async def _check_status(self, key: str) -> None:
+        self._status_read(key, await self.media_actions.check_status(key))
+
+    def _status_read(self, key: str, check: StatusCheck) -> None:
+        """Show what a status check found: its note, and the item in the state it read."""
+        self.status_notes[key] = check.note
         item = self._item(key)
-        checked = time.strftime("%H:%M:%S")
-        status = (answer.status or "").lower()
-        if status == "generating":
-            hint = answer.poll_after_seconds
-            when = f"; the service suggests checking again in {format_seconds(hint)}" if hint else ""
-            self.status_notes[key] = f"Still generating at {checked}{when}."
-        elif status == "completed":
-            self.status_notes[key] = f"Completed (checked {checked}). Press Download to get the file."
-        else:
-            self.status_notes[key] = f"{status_text(answer.status) or 'Unknown'} (checked {checked})."
         if item is None:
             return
-        if answer.status != item.status:
+        if check.changes(item):
             self.deliveries.pop(key, None)  # what Download said belongs to the earlier state
-        update: dict[str, Any] = {"status": answer.status, "phase": answer.phase, "error": answer.error}
-        for field in ("generation_id", "studio_url"):
-            if getattr(answer, field) is not None:
-                update[field] = getattr(answer, field)
-        self.item_changed(item.model_copy(update=update), select=False)
+        self.item_changed(check.applied_to(item), select=False)
 
     # --- create --------------------------------------------------------------------------------------------
 
@@ -537,7 +545,7 @@ class MediaPane(ResourcePane):
         self.run(self._open_create(), f"Could not open the {self.info.noun} form")
 
     async def _open_create(self) -> None:
-        options = await self._fetch_options()
+        options = await self.media_actions.options()
         self._set_options(options)
         old = self.dialog
         dialog = MediaCreateDialog(self.session, self.background, self.info.name, options, parent=self)
@@ -559,12 +567,7 @@ class MediaPane(ResourcePane):
         if accepted is None:
             return
         job: MediaJob = accepted.data
-        hint = (
-            f" The service suggests checking in {format_seconds(accepted.retry_after)}."
-            if accepted.retry_after
-            else ""
-        )
-        self.status_notes[str(job.id)] = f"Started at {time.strftime('%H:%M:%S')}.{hint}"
+        self.status_notes[str(job.id)] = started_note(accepted)
         self.item_changed(job)
 
     def on_write_state(self, reason: str | None) -> None:

@@ -5,11 +5,11 @@ which one the service gave."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from castdeck.services.media_actions import DownloadState
 from castdeck.services.media_files import preparing_text
 
 from ..pane import link_label
@@ -22,17 +22,6 @@ DOWNLOAD_HEADLINES = {
     "preparing": "◌ Being prepared",
     "unavailable": "○ No downloadable file",
 }
-
-
-@dataclass(frozen=True)
-class DownloadState:
-    """What the last ``GET …/download`` said for one job."""
-
-    kind: str
-    url: str | None = None
-    origin: str | None = None
-    reason: str | None = None
-    checked_at: float = 0.0
 
 
 class DownloadView(QFrame):
@@ -61,7 +50,7 @@ class DownloadView(QFrame):
         self.link: QLabel | None = None
         self.check_again: QPushButton | None = None
         checked = time.strftime("%H:%M:%S", time.localtime(state.checked_at)) if state.checked_at else ""
-        if state.kind == "available" and state.url:
+        if state.saveable:
             origin = "storage" if state.origin in (None, "storage") else state.origin
             self.message.setText(
                 f"From {origin}, checked {checked}. Choose where to save it; the address below is signed "

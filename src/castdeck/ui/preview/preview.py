@@ -18,7 +18,7 @@ import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QHideEvent, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
@@ -54,6 +54,28 @@ HEADLINES = {  # (text, colour on a light palette, colour on a dark one)
 }
 MAX_AREA_HEIGHT = 360
 Start = Callable[[Coroutine[Any, Any, None], str], "asyncio.Task[None]"]
+STATUS_WIDTH_AT_MOST = 170
+"""The most width the status beside speed and volume claims; a longer text wraps."""
+STATUS_SAMPLES = (
+    "Downloaded",
+    "Offline copy",
+    "This computer's copy",
+    "Asking the service…",
+    "Downloading… 100%",
+)
+"""The short statuses it says most: the width it keeps is the widest of them (the same whatever it
+says now, so the details do not change width, and the picture height, as a download counts up)."""
+
+
+class StatusLine(QLabel):
+    """The preview's status beside speed and volume. It keeps the width of its usual short texts
+    (at most :data:`STATUS_WIDTH_AT_MOST`), so "Downloaded" is never cut off where the details are
+    narrow (their scroll area takes that width from the list beside them); a longer text wraps."""
+
+    def minimumSizeHint(self) -> QSize:
+        metrics = self.fontMetrics()
+        width = min(max(metrics.horizontalAdvance(text) for text in STATUS_SAMPLES) + 2, STATUS_WIDTH_AT_MOST)
+        return QSize(width, super().minimumSizeHint().height())
 
 
 class MediaPreview(QFrame):
@@ -142,12 +164,12 @@ class MediaPreview(QFrame):
         self.progress.setTextVisible(False)
         self.progress.hide()
         layout.addWidget(self.progress)
-        self.status = QLabel(self)
+        self.status = StatusLine(self)
         self.status.setAccessibleName("Preview status")
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setWordWrap(True)
         self.status.setForegroundRole(QPalette.ColorRole.PlaceholderText)  # follows a palette change
-        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.status.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self.player_bar: PlayerBar | None = None
         self.player_missing: QLabel | None = None
         """In the player's place when nothing can be played here: why, and what to install."""

@@ -6,6 +6,10 @@ worker thread, and kept as a PNG beside the file (:class:`~castdeck.services.med
 so it shows offline and is never made twice. A file without pictures (audio only) gets a drawn
 waveform instead. :class:`Stills` makes them for one pane, at most two at a time, the ones asked
 for last (the items on screen) first, and keeps the small pictures of the list in memory.
+
+The player that grabs the frame also reads how long the file is; the still keeps that length (a
+PNG text entry), so :meth:`Stills.length` knows the real length of every item whose still was made
+or read, where the service gives none.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import time
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +38,7 @@ from .frames import fit_image, frame_image
 if TYPE_CHECKING:
     from ..multimedia import QMediaPlayer, QVideoFrame, QVideoSink
 
-__all__ = ["STILL_BOUND", "Stills", "audio_still", "grab_frame"]
+__all__ = ["LENGTH_TAG", "STILL_BOUND", "Grabbed", "Stills", "audio_still", "grab_frame"]
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +52,17 @@ RETRY_SECONDS = 60.0
 KEPT_IMAGES = 120
 KEPT_PIXMAPS = 240
 AUDIO_TAG = "castdeck-still"
+LENGTH_TAG = "castdeck-length"
+"""The PNG text entry of a still that holds its file's length in seconds."""
+
+
+@dataclass(frozen=True)
+class Grabbed:
+    """What a paused player found in a file: the still's frame (``None``: no pictures, sound only)
+    and the file's length in seconds (``None`` when the player could not tell)."""
+
+    frame: QVideoFrame | None
+    seconds: float | None
 
 
 class _Grab(QObject):
@@ -57,6 +73,8 @@ class _Grab(QObject):
         qt = multimedia.require()
         self.at = at
         self.target_us = 0
+        self.seconds: float | None = None
+        """The file's length, once the player has loaded it."""
         self.result: asyncio.Future[QVideoFrame | None] = asyncio.get_running_loop().create_future()
         self.status = qt.QMediaPlayer.MediaStatus
         self.player: QMediaPlayer = qt.QMediaPlayer(self)
@@ -71,10 +89,11 @@ class _Grab(QObject):
         if self.result.done():
             return
         if status == self.status.LoadedMedia:
+            duration = self.player.duration() / 1000.0
+            self.seconds = duration if duration > 0 else None
             if not self.player.hasVideo():
                 self.result.set_result(None)  # audio only
                 return
-            duration = self.player.duration() / 1000.0
             at = min(self.at, duration / 4) if duration > 0 else self.at
             self.target_us = int(at * 1_000_000)
             queued(self.player, "setPosition", Q_ARG("qint64", int(at * 1000)))
@@ -99,17 +118,18 @@ class _Grab(QObject):
         self.deleteLater()
 
 
-async def grab_frame(path: Path, at: float = 1.0, timeout: float = 20.0) -> QVideoFrame | None:
-    """The frame shown ``at`` seconds into the video at ``path`` (a quarter in for a short one);
-    ``None`` when the file has no pictures. Raises ``ValueError`` for a file that cannot be played
-    (or when QtMultimedia cannot be loaded here: :mod:`castdeck.ui.multimedia`) and
-    ``TimeoutError`` when no frame came in ``timeout`` seconds."""
+async def grab_frame(path: Path, at: float = 1.0, timeout: float = 20.0) -> Grabbed:
+    """The frame shown ``at`` seconds into the video at ``path`` (a quarter in for a short one;
+    none when the file has no pictures) and the file's length. Raises ``ValueError`` for a file
+    that cannot be played (or when QtMultimedia cannot be loaded here: :mod:`castdeck.ui.multimedia`)
+    and ``TimeoutError`` when no frame came in ``timeout`` seconds."""
     problem = multimedia.missing("Making a still")
     if problem is not None:
         raise ValueError(problem)
     grab = _Grab(path, at)
     try:
-        return await asyncio.wait_for(asyncio.shield(grab.result), timeout)
+        frame = await asyncio.wait_for(asyncio.shield(grab.result), timeout)
+        return Grabbed(frame, grab.seconds)
     finally:
         grab.close()
 
@@ -150,12 +170,23 @@ def _load(path: Path, bound: QSize) -> QImage | None:
     return None if image.isNull() else fit_image(image, bound)
 
 
+def length_of(image: QImage) -> float | None:
+    """The length of the file a still was made from, as the still keeps it (``None``: not kept)."""
+    try:
+        seconds = float(image.text(LENGTH_TAG))
+    except ValueError:
+        return None
+    return seconds if math.isfinite(seconds) and seconds > 0 else None
+
+
 class Stills(QObject):
     """The stills of one pane's items (``kind``: video, short, voiceover). Work runs through
     ``start`` (the pane's task scope), so it ends with the pane."""
 
     stillReady = Signal(str)
     """A still (or its list-sized picture) arrived for this item id."""
+    lengthKnown = Signal(str)
+    """The real length of this item's file became known (or changed): :meth:`length`."""
 
     def __init__(
         self,
@@ -175,6 +206,7 @@ class Stills(QObject):
         self._pixmaps: OrderedDict[tuple[str, int, int], QPixmap] = OrderedDict()
         self._scaling: set[tuple[str, int, int]] = set()
         self.audio_only: set[str] = set()
+        self._lengths: dict[str, float] = {}
         self.made = 0
         """Stills drawn from a file (not read from disk): tests count them."""
 
@@ -183,6 +215,11 @@ class Stills(QObject):
     def image(self, media_id: str) -> QImage | None:
         """The list-sized still when it is known."""
         return self._images.get(media_id)
+
+    def length(self, media_id: str) -> float | None:
+        """How long the item's kept file is, in seconds, as the player found when its still was
+        made; ``None`` until its still was made or read (no file kept, or not looked at yet)."""
+        return self._lengths.get(media_id)
 
     def picture(self, media_id: str, size: QSize) -> QPixmap | None:
         """The still scaled to fit ``size`` when known; else ``None``, and it is made (or scaled)
@@ -219,13 +256,18 @@ class Stills(QObject):
         self._images.pop(media_id, None)
         self._failed.pop(media_id, None)
         self.audio_only.discard(media_id)
+        if self._lengths.pop(media_id, None) is not None:
+            self.lengthKnown.emit(media_id)  # the new file's length is not known yet
         for key in [k for k in self._pixmaps if k[0] == media_id]:
             del self._pixmaps[key]
 
     async def full_image(self, media_id: str) -> QImage | None:
         """The still at its kept size (the details preview), read on a worker thread."""
         path = await self.files.kept_still(self.kind, media_id)
-        return await asyncio.to_thread(_load, path, STILL_BOUND) if path is not None else None
+        image = await asyncio.to_thread(_load, path, STILL_BOUND) if path is not None else None
+        if image is not None:
+            self._learn_length(media_id, length_of(image))
+        return image
 
     # --- making -------------------------------------------------------------------------------------------
 
@@ -266,22 +308,32 @@ class Stills(QObject):
 
     async def draw(self, file: MediaFile) -> Path | None:
         """Draw the still of ``file`` and keep it beside the file; where it was kept."""
-        frame = await grab_frame(file.path)
-        if frame is None:
+        grabbed = await grab_frame(file.path)
+        if grabbed.frame is None:
             image: QImage | None = await asyncio.to_thread(audio_still, STILL_BOUND, file.media_id)
         else:
-            image = await asyncio.to_thread(frame_image, frame, STILL_BOUND)
+            image = await asyncio.to_thread(frame_image, grabbed.frame, STILL_BOUND)
         if image is None:
             return None
         still = image
+        if grabbed.seconds is not None:
+            still.setText(LENGTH_TAG, f"{grabbed.seconds:.3f}")  # kept with the still, read with it
         path = await self.files.put_still(file, lambda temp: still.save(str(temp), "PNG"))  # type: ignore[call-overload]
         if path is not None:
             self.made += 1
+            self._learn_length(file.media_id, grabbed.seconds)
         return path
+
+    def _learn_length(self, media_id: str, seconds: float | None) -> None:
+        if seconds is None or self._lengths.get(media_id) == seconds:
+            return
+        self._lengths[media_id] = seconds
+        self.lengthKnown.emit(media_id)
 
     def _keep(self, media_id: str, image: QImage) -> None:
         if image.text(AUDIO_TAG) == "audio":
             self.audio_only.add(media_id)
+        self._learn_length(media_id, length_of(image))
         self._images[media_id] = image
         self._images.move_to_end(media_id)
         while len(self._images) > KEPT_IMAGES:
