@@ -256,6 +256,9 @@ async def test_dropping_a_file_uploads_it_as_a_source(
     await until(lambda: [i.name for i in view.model.items()] == ["notes.txt"])
     await until(lambda: view.model.items()[0].state == "done")
     await until(lambda: pane.model.row_of(str(view.model.items()[0].source_id)) >= 0)
+    # its processing followed to the end: the end reads the source again (a task of the pane),
+    # which a test ending a moment before it left running
+    await until(lambda: background.jobs.following == 0, timeout=60)
     await quiet()
 
 

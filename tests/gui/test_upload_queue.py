@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRect, QSettings, Qt
 from PySide6.QtGui import QBrush, QColor, QImage, QPaintEvent, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QTableView, QWidget
+from PySide6.QtWidgets import QApplication, QTableView, QWidget
 from pytestqt.qtbot import QtBot
 
 from castdeck.api.uploads import CHUNK_SIZE
@@ -39,7 +39,13 @@ from castdeck.ui.upload_queue import (
 )
 from castdeck.ui.widgets import rows_stay_put
 from tests.gui.conftest import OnLine, quiet, shown_pane, until
-from tests.gui.helpers import answer_in_one_call, count_calls, drop_on, on_screen_as_painted_afresh
+from tests.gui.helpers import (
+    answer_in_one_call,
+    count_calls,
+    dark_palette,
+    drop_on,
+    on_screen_as_painted_afresh,
+)
 
 # --- fixtures and helpers -------------------------------------------------------------------------------------
 
@@ -443,6 +449,8 @@ async def test_add_files_opens_a_file_dialog_that_queues(
     await until(again.isVisible)
     assert Path(again.directory().absolutePath()) == tmp_path
     again.reject()
+    # the source's processing followed to its end (which reads it again): not cut short by the end
+    await until(lambda: background.jobs.following == 0, timeout=60)
     await quiet(timeout=60)
 
 
@@ -464,6 +472,7 @@ async def test_prepare_visuals_applies_the_narrower_list(
     await until(lambda: by_name(view)["slide-1.png"].state == "done")
     source = await session.client.sources.get(str(by_name(view)["slide-1.png"].source_id))
     assert isinstance(source.metadata, dict) and source.metadata.get("prepare_visuals")
+    await until(lambda: background.jobs.following == 0, timeout=60)  # (its end reads it again)
     await quiet(timeout=60)
 
 
@@ -607,6 +616,14 @@ async def test_the_table_is_painted_from_one_call_per_cell_with_what_data_answer
                 answered[int(role)] = answered.get(int(role), 0) + (answer is not None)
     refused = model.index(model.row_of(by_name(view)["empty.txt"].id), STATE)
     assert model.data(refused, Qt.ItemDataRole.ForegroundRole).color().name() == "#c62828"
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    light = app.palette()
+    app.setPalette(dark_palette())
+    try:  # on a dark base, a lighter red (the light one read at a contrast of 2 to 1 there)
+        assert model.data(refused, Qt.ItemDataRole.ForegroundRole).color().name() == "#ef9a9a"
+    finally:
+        app.setPalette(light)
     assert answered[int(Qt.ItemDataRole.DisplayRole)] >= 2 * 4  # name, size, state, progress of both
     assert cell(view, by_name(view)["deck.pdf"], PROGRESS, PROGRESS_ROLE) == 50
     assert cell(view, by_name(view)["empty.txt"], PROGRESS, PROGRESS_ROLE) == -1  # no bar

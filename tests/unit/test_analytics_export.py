@@ -121,3 +121,11 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(
 )
 def test_ticks_are_whole_and_cover_the_largest(largest: float, expected: list[int]) -> None:
     assert nice_ticks(largest) == expected
+
+
+def test_the_episode_rows_follow_the_order_on_the_screen() -> None:
+    """Sorted as the table was (by a column the creator clicked), the file keeps that order; an
+    episode the order leaves out comes after it, as by default."""
+    assert [row[1] for row in episode_rows(figures())] == ["e2", "e1", "e3"]  # most downloaded first
+    assert [row[1] for row in episode_rows(figures(), ["e3", "e1", "e2"])] == ["e3", "e1", "e2"]
+    assert [row[1] for row in episode_rows(figures(), ["e1"])] == ["e1", "e2", "e3"]

@@ -38,8 +38,9 @@ def whole(value: float) -> int:
     return round(value)
 
 
-def episode_rows(figures: PodcastFigures) -> list[list[str | int]]:
-    """One row per episode of the podcast's analytics, most downloaded first."""
+def episode_rows(figures: PodcastFigures, order: list[str] | None = None) -> list[list[str | int]]:
+    """One row per episode of the podcast's analytics, most downloaded first; with ``order`` (episode
+    ids, as the table on screen is sorted), in that order (episodes it leaves out after it)."""
     rows: list[list[str | int]] = []
     for entry in figures.analytics.episodes:
         line = figures.episodes.get(entry.episode_id)
@@ -57,6 +58,9 @@ def episode_rows(figures: PodcastFigures) -> list[list[str | int]]:
             whole(views.total),
         ])  # fmt: skip
     rows.sort(key=lambda row: (-int(row[6]), str(row[0])))
+    if order is not None:
+        place = {episode_id: number for number, episode_id in enumerate(order)}
+        rows.sort(key=lambda row: place.get(str(row[1]), len(place)))  # stable: the rest as above
     return rows
 
 

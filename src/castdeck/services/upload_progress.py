@@ -4,12 +4,17 @@ of one item or of the whole queue) and :class:`SpeedMeter`, the smoothed speed b
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["SPEED_HALF_LIFE", "SpeedMeter", "Transfer"]
+__all__ = ["SPEED_HALF_LIFE", "STALLED_AFTER", "SpeedMeter", "Transfer"]
 
 SPEED_HALF_LIFE = 2.0
 """Seconds over which the speed estimate forgets half of its past."""
+
+STALLED_AFTER = 3.0
+"""Seconds without a byte sent after which the speed is no longer known: a transfer that stalls
+went on showing the speed of before, and "about 1 s left", for as long as it stalled."""
 
 
 @dataclass(frozen=True)
@@ -25,12 +30,25 @@ class Transfer:
 class SpeedMeter:
     """A smoothed speed: an exponentially weighted average of the rate between progress reports."""
 
-    def __init__(self) -> None:
-        self.speed: float | None = None
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._speed: float | None = None
         self._last: tuple[float, int] | None = None
+        self._moved_at = clock()
+        self._moved = -1
+
+    @property
+    def speed(self) -> float | None:
+        """Bytes per second; None before it is known, and while no byte was sent for
+        :data:`STALLED_AFTER` seconds."""
+        if self._speed is None or self._clock() - self._moved_at > STALLED_AFTER:
+            return None
+        return self._speed
 
     def note(self, sent: int) -> None:
-        now = time.monotonic()
+        now = self._clock()
+        if sent != self._moved:
+            self._moved, self._moved_at = sent, now
         if self._last is None or sent < self._last[1]:
             self._last = (now, sent)
             return
@@ -40,5 +58,5 @@ class SpeedMeter:
             return
         rate = (sent - before) / elapsed
         weight = 1.0 - 0.5 ** (elapsed / SPEED_HALF_LIFE)
-        self.speed = rate if self.speed is None else self.speed + weight * (rate - self.speed)
+        self._speed = rate if self._speed is None else self._speed + weight * (rate - self._speed)
         self._last = (now, sent)

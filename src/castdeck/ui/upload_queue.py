@@ -2,7 +2,9 @@
 
 ``UploadQueueView`` is the table with a drawn progress bar, a totals line, the per-row and
 for-all actions (buttons, context menu, keyboard shortcuts) and the "Uploads at a time" setting.
-When given the job tracker, rows of uploaded files also say whether the service finished
+Under the table, the whole reason of the selected file that was refused or failed (its cell cuts
+it at the column's width); on a narrow window the time-left and speed columns give way to the
+state. When given the job tracker, rows of uploaded files also say whether the service finished
 processing them.
 """
 
@@ -41,6 +43,7 @@ from castdeck.services.uploads import CONCURRENCY_KEY, UploadQueue
 from castdeck.store.jobs import Job
 from castdeck.store.uploads import UploadItem
 
+from .column_fit import ColumnFit
 from .upload_queue_model import (
     ETA,
     FILE,
@@ -68,6 +71,10 @@ __all__ = [
     "format_speed",
     "state_text",
 ]
+
+
+STATE_AT_LEAST = 300
+"""The narrowest the state column becomes while a lesser column could give way (pixels)."""
 
 
 class ProgressDelegate(QStyledItemDelegate):
@@ -152,7 +159,18 @@ class UploadQueueView(QWidget):
         header.setSectionResizeMode(STATE, QHeaderView.ResizeMode.Stretch)
         for column, width in ((FILE, 220), (SIZE, 80), (PROGRESS, 130), (SPEED, 90), (ETA, 110)):
             header.resizeSection(column, width)
+        # narrow (a laptop with the Jobs dock open): the time left and the speed (the totals line
+        # says both for all files) give way before a state, and a refusal's reason, shrinks to "Refu…"
+        self.column_fit = ColumnFit(self.table, title=STATE, keep=(FILE,), at_least=STATE_AT_LEAST)
         outer.addWidget(self.table, 1)
+        self.reason = QLabel(self)
+        self.reason.setObjectName("uploadReason")
+        self.reason.setAccessibleName("What went wrong with the selected file")
+        self.reason.setTextFormat(Qt.TextFormat.PlainText)
+        self.reason.setWordWrap(True)
+        self.reason.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.reason.hide()
+        outer.addWidget(self.reason)
 
         self.actions_by_name: dict[str, QAction] = {}
         self.buttons: dict[str, QToolButton] = {}
@@ -208,6 +226,12 @@ class UploadQueueView(QWidget):
         self._refresh.setInterval(120)
         self._refresh.timeout.connect(self.update_summary)
         self.model.dataChanged.connect(self._schedule)
+        # while files are sent, their speed and time left are read again every second even when
+        # no byte moves (a stalled transfer said "about 1 s left" for as long as it stalled)
+        self._ticker = QTimer(self)
+        self._ticker.setObjectName("upload speeds")
+        self._ticker.setInterval(1000)
+        self._ticker.timeout.connect(self.model.moving_figures_changed)
         self._states: dict[str, str] = {}
         queue.itemChanged.connect(self._item_changed)
         for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):
@@ -277,6 +301,12 @@ class UploadQueueView(QWidget):
         self.totals.setText(self.summary_text())
         self.update_actions()
         self.rowsPresent.emit(self.model.rowCount() > 0)
+        sending = any(item.state == "uploading" for item in self.model.items())
+        if sending != self._ticker.isActive():
+            if sending:
+                self._ticker.start()
+            else:
+                self._ticker.stop()
 
     def summary_text(self) -> str:
         """``3 of 10 files · 45 MB of 120 MB · 5.2 MB/s · about 20 s left`` (plus refused and failed counts)."""
@@ -318,6 +348,18 @@ class UploadQueueView(QWidget):
         }
         for name, on in enabled.items():
             self.actions_by_name[name].setEnabled(on)
+        self._show_reason(selected)
+
+    def _show_reason(self, selected: list[UploadItem]) -> None:
+        """The whole reason of the first selected file that was refused or failed, under the table
+        (its cell cuts it at the column's width)."""
+        for item in selected:
+            text = self.model.explanation(item)
+            if text is not None:
+                self.reason.setText(f"{item.name}: {text}")
+                self.reason.show()
+                return
+        self.reason.hide()
 
     def _concurrency_changed(self, value: int) -> None:
         self.queue.concurrency = value

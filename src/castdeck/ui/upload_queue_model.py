@@ -12,10 +12,11 @@ from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QGuiApplication
 
 from castdeck.services.uploads import PROGRESS_INTERVAL, UploadQueue
 from castdeck.store.uploads import UploadItem
+from castdeck.ui.palette import is_dark
 from castdeck.ui.resource_model import AnyIndex, RoleData, answer_roles, clear_roles, each_role
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "format_bytes",
     "format_eta",
     "format_speed",
+    "problem_brush",
     "state_text",
 ]
 
@@ -54,7 +56,14 @@ STATE_LABELS = {
     "cancelled": "Cancelled",
 }
 PROBLEM_COLOR = QColor("#c62828")
+PROBLEM_COLOR_DARK = QColor("#ef9a9a")
+"""The problem red on a dark base: the light one (#c62828) read at a contrast of 2 to 1 there."""
 NO_BAR = frozenset({"refused", "cancelled"})
+HINTS = {
+    "refused": "The file was not sent. Fix it and choose Retry, or remove it with Clear finished.",
+    "failed": "Choose Retry to send it again.",
+}
+"""What to do about a refused or failed file (its tooltip, and the line under the queue)."""
 
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole)
 _ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
@@ -66,7 +75,7 @@ _ANSWERED = frozenset({_DISPLAY, _ALIGNMENT, _PROGRESS, _FOREGROUND, _TOOLTIP, _
 """The roles the model answers; Qt's delegate asks these and more (fonts, colours, check states)
 for every cell it paints. Plain ints: compared for every cell on screen at each paint."""
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-_PROBLEM_BRUSH = QBrush(PROBLEM_COLOR)
+_PROBLEM_BRUSHES = {False: QBrush(PROBLEM_COLOR), True: QBrush(PROBLEM_COLOR_DARK)}
 _FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
 
@@ -97,6 +106,11 @@ def format_eta(seconds: float | None) -> str:
         return f"about {minutes} min"
     hours, rest = divmod(minutes, 60)
     return f"about {hours} h" + (f" {rest} min" if rest else "")
+
+
+def problem_brush() -> QBrush:
+    """The colour of a refusal or a failure in the palette of the moment (light or dark)."""
+    return _PROBLEM_BRUSHES[is_dark(QGuiApplication.palette())]
 
 
 def state_text(item: UploadItem, processing: tuple[str, str | None] | None = None) -> str:
@@ -180,7 +194,7 @@ class UploadQueueModel(QAbstractTableModel):
         if role == _PROGRESS:
             return self.percent(item) if column == PROGRESS else None
         if role == _FOREGROUND:
-            return _PROBLEM_BRUSH if column == STATE and self._is_problem(item) else None
+            return problem_brush() if column == STATE and self._is_problem(item) else None
         if role == _TOOLTIP:
             return self._tooltip(item, column)
         if role == _ITEM:
@@ -238,15 +252,23 @@ class UploadQueueModel(QAbstractTableModel):
             return format_eta(transfer.eta)
         return ""
 
+    def explanation(self, item: UploadItem) -> str | None:
+        """What went wrong with a refused or failed file (or with its processing) and what to do,
+        whole: the state column cuts it at its width. None for a file without a problem."""
+        if not self._is_problem(item):
+            return None
+        hint = HINTS.get(item.state)
+        text = state_text(item, self.processing_state(item))
+        return f"{text} {hint}" if hint else text
+
     def _tooltip(self, item: UploadItem, column: int) -> str:
         if column == FILE:
             return item.path + ("\nUploaded as a Voiceover visual" if item.prepare_visuals else "")
         if column in (STATE, PROGRESS):
             text = state_text(item, self.processing_state(item))
-            if item.state == "refused":
-                text += "\nThe file was not sent. Fix it and choose Retry, or remove it with Clear finished."
-            elif item.state == "failed":
-                text += "\nChoose Retry to send it again."
+            hint = HINTS.get(item.state)
+            if hint:
+                text += f"\n{hint}"
             if item.request_id:
                 text += f"\nRequest ID: {item.request_id}"
             return text
@@ -301,6 +323,13 @@ class UploadQueueModel(QAbstractTableModel):
         del self._items[row]
         self._reindex()
         self.endRemoveRows()
+
+    def moving_figures_changed(self) -> None:
+        """The speed and time left of the files being sent, read again (they change with time
+        alone: a transfer that stalls loses its speed)."""
+        rows = [row for row, item in enumerate(self._items) if item.state == "uploading"]
+        if rows:
+            self.dataChanged.emit(self.index(min(rows), SPEED), self.index(max(rows), ETA))
 
     def set_processing(self, source_id: str, state: str, error: str | None = None) -> None:
         """The job tracker's word on an uploaded file's source (running, completed, failed)."""

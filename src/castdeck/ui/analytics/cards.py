@@ -41,6 +41,7 @@ class FigureCard(QFrame):
         self.caption.setStyleSheet("color: palette(mid);")
         for widget in (self.label, self.value, self.caption):
             layout.addWidget(widget)
+        layout.addStretch(1)  # a card beside one with a longer caption: its figure at the same height
         self.setToolTip(explained)
         self.set_value(None)
 

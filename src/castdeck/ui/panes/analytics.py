@@ -5,7 +5,7 @@ days), plays by app as a bar chart, and a sortable table of its episodes (double
 in Episodes). What each number counts is said where it is shown. Incomplete figures are shown as
 "at least" with the reason and a Retry; disabled audio analytics are explained; the time the
 service computed them is shown. Figures read before are shown offline, marked so. Both tables
-export to CSV.
+export to CSV (the episodes in the order the table shows them).
 """
 
 from __future__ import annotations
@@ -36,13 +36,13 @@ from castdeck.services.tasks import tasks
 
 from ..analytics.bars import BarChart
 from ..analytics.cards import FigureCard, FigureGrid
-from ..analytics.episode_table import EPISODE_ID_ROLE, EpisodeAnalyticsModel
+from ..analytics.episode_table import COLUMNS, EPISODE_ID_ROLE, EpisodeAnalyticsModel
 from ..column_fit import ColumnFit
 from ..dialogs.episode_dialogs import podcast_label
 from ..file_dialogs import use_folder
 from ..pickers import ComboPicker, podcast_feed
 from ..resource_model import ResourceFilterProxy, format_time
-from ..widgets import Banner, heading_label
+from ..widgets import Banner, alive, heading_label
 
 __all__ = ["DISABLED_TEXT", "INCOMPLETE_TEXT", "MEANING_TEXT", "AnalyticsPane"]
 
@@ -62,6 +62,9 @@ MEANING_TEXT = (
 )
 
 
+DOWNLOADS_COLUMN = next(i for i, c in enumerate(COLUMNS) if c.figure == "downloads.total")
+
+
 class AnalyticsPane(QWidget):
     title = "Analytics"
     openRequested = Signal(str, str)  # kind, id: an episode double-clicked in the table
@@ -72,6 +75,8 @@ class AnalyticsPane(QWidget):
         self.session = session
         self.analytics = Analytics(session)
         self.figures: PodcastFigures | None = None
+        self.export_dialog: QFileDialog | None = None
+        self._sorted = False
         self._loading: asyncio.Task[None] | None = None
         self.setAccessibleName("Analytics")
 
@@ -276,7 +281,9 @@ class AnalyticsPane(QWidget):
         computed = format_time(data.as_of) if data.as_of else "an unknown time"
         self.as_of.setText(f"Figures as of {computed}, as the service computed them.")
         self._show_state(figures)
-        self.table.sortByColumn(4, Qt.SortOrder.DescendingOrder)
+        if not self._sorted:  # most downloaded first, until the creator sorts by another column:
+            self._sorted = True  # the proxy keeps that order for every read (Refresh reset it)
+            self.table.sortByColumn(DOWNLOADS_COLUMN, Qt.SortOrder.DescendingOrder)
         count = self.model.rowCount()
         read = time.strftime("%Y-%m-%d %H:%M", time.localtime(figures.read_at))
         self.status.setText(f"{count:,} episode{'s' if count != 1 else ''} · read {read}")
@@ -316,12 +323,16 @@ class AnalyticsPane(QWidget):
             return
         title = self.podcast_picker.currentText() or "podcast"
         stem = "".join(ch if ch.isalnum() or ch in " -_" else "_" for ch in title).strip() or "podcast"
+        old = self.export_dialog
+        if old is not None and alive(old):
+            old.deleteLater()  # each export's dialog stayed a hidden child of the pane for good
         dialog = QFileDialog(self, "Export as CSV", "", "CSV files (*.csv)")
         use_folder(dialog, "exports", f"{stem} - {'episodes' if what == 'episodes' else 'plays by app'}.csv")
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setDefaultSuffix("csv")
         dialog.setObjectName("export_dialog")
         dialog.fileSelected.connect(lambda path: self.save_csv(what, Path(path)))
+        self.export_dialog = dialog
         dialog.open()
 
     def save_csv(self, what: str, path: Path) -> None:
@@ -329,9 +340,13 @@ class AnalyticsPane(QWidget):
         figures = self.figures
         if figures is None:
             return
-        header, rows = (
-            (EPISODE_HEADER, episode_rows(figures)) if what == "episodes" else (APP_HEADER, app_rows(figures))
-        )
+        if what == "episodes":  # in the order the table shows them (sorted as the creator chose)
+            shown = [
+                str(self.proxy.index(row, 0).data(EPISODE_ID_ROLE)) for row in range(self.proxy.rowCount())
+            ]
+            header, rows = EPISODE_HEADER, episode_rows(figures, shown)
+        else:
+            header, rows = APP_HEADER, app_rows(figures)
         self.work.start(self._save(path, header, rows), name="export analytics")
 
     async def _save(self, path: Path, header: list[str], rows: list[list[str | int]]) -> None:

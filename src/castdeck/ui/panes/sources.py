@@ -4,7 +4,9 @@ pages, YouTube videos and texts, delete unused sources.
 Sources are processed asynchronously: while the pane is shown, rows that are ``processing`` are read
 again every few seconds until they complete or fail. Files and folders dropped on the drop area (or
 chosen with "Add files…") go into the session's upload queue, shown under the list while it has
-rows; uploaded files appear in the list and update as the service processes them.
+rows; uploaded files appear in the list and update as the service processes them. The banner
+about a drop's refused files follows them (a file retried and sent leaves its count; once none is
+listed, it goes).
 """
 
 from __future__ import annotations
@@ -58,10 +60,11 @@ STATUS_LABELS = {
     "processing": "Processing…",
     "completed": "Ready",
     "error": "Failed",
-    "awaiting_upload": "Awaiting upload",
+    "awaiting_upload": "Not uploaded",
 }
 TYPE_LABELS = {"url": "Web page", "youtube": "YouTube", "text": "Text", "upload": "File"}
 POLLED_STATUSES = frozenset({"processing"})
+STATUS_COLUMN = 2
 
 
 def status_label(status: str | None) -> str:
@@ -115,6 +118,41 @@ def metadata_summary(metadata: Any, limit: int = 12) -> str | None:
     if isinstance(metadata, list):
         return f"{len(metadata)} item{'s' if len(metadata) != 1 else ''}: {_value_text(metadata)}"
     return _value_text(metadata)
+
+
+class _Refusal:
+    """One drop's files, some refused: what the pane's banner says of them while they are listed."""
+
+    def __init__(self, queue: UploadQueue, items: list[UploadItem], visuals: bool) -> None:
+        self.queue = queue
+        self.ids = frozenset(item.id for item in items)
+        self.refused = {item.id for item in items if item.state == "refused"}
+        self.count = len(items)
+        self.visuals = visuals
+        self.said = ""
+
+    def follow(self, item_id: str) -> None:
+        """The item changed (or left the list): counted among the refused while it is one."""
+        item = self.queue.item(item_id)
+        if item is not None and item.state == "refused":
+            self.refused.add(item_id)
+        else:
+            self.refused.discard(item_id)
+
+    def text(self) -> str | None:
+        """What to say now; None once no refused file of the drop is left in the list."""
+        if not self.refused:
+            return None
+        if len(self.refused) == 1:
+            item = self.queue.item(next(iter(self.refused)))
+            which = f"“{item.name}” was" if item is not None else "1 file was"
+        else:
+            which = f"{len(self.refused)} files were"
+        kind = "voiceover visuals" if self.visuals else "sources"
+        return (
+            f"{which} refused and not sent ({self.count - len(self.refused)} of {self.count} queued as "
+            f"{kind}). The Uploads list says why for each file."
+        )
 
 
 class SourceDropArea(QFrame):
@@ -208,6 +246,7 @@ class SourcesPane(ResourcePane):
         self.file_dialog: QFileDialog | None = None
         self.queue_view: UploadQueueView | None = None
         self._queue_shown = False
+        self._refusal: _Refusal | None = None
         # the list and its details above, the upload queue below (shown while it has rows)
         self.queue_splitter = QSplitter(Qt.Orientation.Vertical, self)
         self.queue_splitter.setChildrenCollapsible(False)
@@ -228,6 +267,9 @@ class SourcesPane(ResourcePane):
         shortcut.activated.connect(self.delete_current)
         self.delete_button.hide()
         self.model.pageLoaded.connect(lambda _added: self.ensure_polling())
+        # narrow (a laptop with the Jobs dock open): the status ("Ready", "Failed") stays; the
+        # creation time and the type give way first (the status went before the error column did)
+        self.column_fit.keep = frozenset({0, STATUS_COLUMN})
 
     # --- ResourcePane --------------------------------------------------------------------------------------
 
@@ -286,6 +328,9 @@ class SourcesPane(ResourcePane):
         self.table.resizeColumnToContents(0)
         header.resizeSection(0, min(max(header.sectionSize(0) + 8, 120), 280))
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)  # the error takes what is left
+        # sized to the first page's statuses ("Ready", "Failed"), an upload's "Processing…" read "Processin…"
+        widest = max(self.table.fontMetrics().horizontalAdvance(t) for t in STATUS_LABELS.values()) + 12
+        header.resizeSection(STATUS_COLUMN, max(header.sectionSize(STATUS_COLUMN), widest))
 
     def new_item(self) -> None:
         self.dialog = self.open_dialog(SourceDialog(self.session, parent=self), self._created)
@@ -345,6 +390,8 @@ class SourcesPane(ResourcePane):
         view.rowsPresent.connect(self._show_queue)
         self._show_queue(view.model.rowCount() > 0)
         queue.sourceUploaded.connect(self._source_uploaded)
+        queue.itemChanged.connect(self._refusal_changed)
+        queue.itemRemoved.connect(self._refusal_changed)
         return queue
 
     def _show_queue(self, present: bool) -> None:
@@ -384,15 +431,43 @@ class SourcesPane(ResourcePane):
                 kind="warning",
             )
             return
-        refused = [item for item in items if item.state == "refused"]
-        if refused:
-            which = f"“{refused[0].name}” was" if len(refused) == 1 else f"{len(refused)} files were"
-            kind = "voiceover visuals" if visuals else "sources"
-            self.banner.show_message(
-                f"{which} refused and not sent ({len(items) - len(refused)} of {len(items)} queued as "
-                f"{kind}). The Uploads list says why for each file.",
-                kind="warning",
-            )
+        refusal = _Refusal(queue, items, visuals)
+        said = refusal.text()
+        if said is not None:
+            self._refusal = refusal
+            refusal.said = said
+            self.banner.show_message(said, kind="warning")
+
+    def _refusal_changed(self, changed: UploadItem | str) -> None:
+        """The banner about a drop's refused files follows them: a file retried and sent leaves the
+        count, and once none is left in the list (sent, or cleared) the banner goes."""
+        refusal = self._refusal
+        item_id = changed if isinstance(changed, str) else changed.id
+        if refusal is None or item_id not in refusal.ids:
+            return
+        if not (self.banner.isVisible() and self.banner.text == refusal.said):
+            self._refusal = None  # dismissed, or another message took its place
+            return
+        refusal.follow(item_id)
+        said = refusal.text()
+        if said is None:
+            self._refusal = None
+            self.banner.hide()
+        elif said != refusal.said:
+            refusal.said = said
+            self.banner.show_message(said, kind="warning")
+
+    def show_uploads(self) -> None:
+        """The Jobs dock's "Uploads" line: the upload queue with its list focused and, unless one
+        is selected already, the first file that needs attention (refused or failed) selected, so
+        that its reason shows."""
+        view = self.queue_view
+        if view is None or view.model.rowCount() == 0:
+            return
+        attention = [i.id for i in view.model.items() if i.state in ("refused", "failed")]
+        if attention and not any(i.id in attention for i in view.selected_items()):
+            view.select_ids(attention[:1])
+        view.table.setFocus()
 
     def add_files(self) -> None:
         """Ctrl+O: choose files in a (non-blocking) file dialog; they go into the queue like a drop."""
