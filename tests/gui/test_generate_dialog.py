@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from castdeck.api.models import EpisodeGenerateInput
 from castdeck.services.session import ConnectionState
+from castdeck.services.source_use import is_research_source
 from castdeck.store.outbox import OutboxEntry
 from castdeck.ui.dialogs.generate_dialog import LENGTH_FIELD, GenerateDialog
 from castdeck.ui.panes.episodes import EpisodesPane
@@ -50,13 +51,13 @@ async def test_generate_dialog_validates_and_estimates(qtbot: QtBot, on_line: On
     assert not dialog.submit_button.isEnabled()  # no prompt yet
     assert not dialog.rows["prompt"].error.isVisible()  # nor a complaint before typing
 
-    # sources that failed cannot be chosen
+    # sources that failed (or whose upload never completed) cannot be chosen: the one rule
     errored = [s for s in dialog.sources_picker.items.values() if s.status == "error"]
     assert errored
     for i in range(dialog.sources_picker.list.count()):
         row = dialog.sources_picker.list.item(i)
         source = dialog.sources_picker.items[row.data(Qt.ItemDataRole.UserRole)]
-        assert bool(row.flags() & Qt.ItemFlag.ItemIsEnabled) == (source.status != "error")
+        assert bool(row.flags() & Qt.ItemFlag.ItemIsEnabled) == is_research_source(source)
 
     qtbot.keyClicks(dialog.prompt_edit, "short")
     prompt_row = dialog.rows["prompt"]

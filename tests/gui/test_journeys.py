@@ -22,7 +22,13 @@ from castdeck.ui.scripts.dialogs import SendDialog
 from castdeck.ui.scripts.pane import ScriptsPane
 from tests.gui.conftest import OnLine, quiet, until
 from tests.gui.helpers import new_podcast
-from tests.gui.journey import click_sidebar, double_click_row, every_window_on_screen, open_main_window
+from tests.gui.journey import (
+    both_schemes,
+    click_sidebar,
+    double_click_row,
+    every_window_on_screen,
+    open_main_window,
+)
 
 
 @pytest.mark.asyncio
@@ -133,7 +139,7 @@ async def test_a_draft_imported_as_written_and_its_episode_opened_from_the_scrip
     assert episodes.details.note.isVisible()
     assert not episodes.publish_button.isVisible() and not episodes.schedule_button.isVisible()
     assert episodes.delete_button.isVisible()
-    shot(window, "journey-import-unrendered-draft")
+    both_schemes(shot, window, "journey-import-unrendered-draft")
     # the choice is remembered: the next Generate starts with rendering off
     window.activateWindow()
     await until(window.isActiveWindow)

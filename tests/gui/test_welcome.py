@@ -126,9 +126,10 @@ async def test_first_run_sandbox_in_one_click_then_first_steps_and_neither_comes
         await until(generate.submit_button.isEnabled)
         generate.submit_button.click()
         await generate.wait_sent()
-        await until(lambda: buttons["episode"].accessibleDescription() == "done")
-        assert guide.title.text() == "First steps — all done"
-        shot(window, "first-steps-done")
+        # started, not done: it is ticked once the episode is ready (test_journey_first_episode)
+        await until(lambda: buttons["episode"].accessibleDescription().startswith("started"))
+        assert guide.title.text() == "First steps"
+        shot(window, "first-steps-started")
 
         guide.dismiss_button.click()
         assert not guide.isVisible()

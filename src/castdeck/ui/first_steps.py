@@ -3,7 +3,8 @@ hosts, create a podcast, generate the first episode. Each step is a button that 
 is ticked once the user has done it, and "Dismiss" hides the strip for good.
 
 What counts as done: on the sandbox (whose demo studio already has hosts, podcasts and episodes)
-having opened the Hosts pane, then the Podcasts pane, then started a generation; on an account, a
+having opened the Hosts pane, then the Podcasts pane, then an episode generated (its generation
+finished: while it runs the step says it has started, never that it is done); on an account, a
 host, a podcast, an episode existing on the service (one short read each, while online), or the
 same actions. Ticked steps are remembered in QSettings (``firstrun/steps_done``).
 """
@@ -18,10 +19,13 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from castdeck.api import CastdeckError
 from castdeck.services import settings_later
+from castdeck.services.jobs import JobTracker
 from castdeck.services.session import ConnectionState, Session
 from castdeck.services.tasks import tasks
+from castdeck.store.jobs import Job
 
 from .icons import icon
+from .welcome import Glyph
 
 __all__ = ["GUIDE_DISMISSED", "STEPS", "STEPS_DONE", "FirstSteps"]
 
@@ -40,6 +44,8 @@ TEXTS = {
     "episode": ("Generate your first episode", "Generate your first episode"),
 }
 STEP_ICONS = {"hosts": "hosts", "podcast": "podcasts", "episode": "episodes"}
+STARTED = "started; ticked once the episode is ready"
+"""What the last step says while the first generation runs (it is ticked once it is ready)."""
 
 
 def _stored_done() -> set[str]:
@@ -67,13 +73,15 @@ class FirstSteps(QFrame):
         )
         self.session: Session | None = None
         self.done: set[str] = set()
+        self.started: set[str] = set()
+        """Steps begun but not finished (a generation that runs): said, not ticked."""
+        self._jobs: JobTracker | None = None
         self._scope = tasks.scope(self)
         self._checking = False
         layout = QHBoxLayout(self)
         layout.setContentsMargins(10, 6, 6, 6)
         layout.setSpacing(8)
-        mark = QLabel(self)
-        mark.setPixmap(icon("welcome").pixmap(QSize(20, 20)))
+        mark = Glyph("welcome", 20, self)
         mark.setAccessibleName("First steps")
         self.mark = mark
         self.title = QLabel("First steps", self)
@@ -137,7 +145,29 @@ class FirstSteps(QFrame):
             self.check()
 
     def generation_started(self) -> None:
-        self.mark_done("episode")
+        """A generation was sent: the step says so; it is ticked once an episode is ready."""
+        if "episode" not in self.done:
+            self.started.add("episode")
+            self._update()
+
+    def follow(self, jobs: JobTracker | None) -> None:
+        """Hear of the generations ``jobs`` follows: the first one that finishes ticks the last step."""
+        if self._jobs is not None:
+            with contextlib.suppress(RuntimeError, TypeError):
+                self._jobs.jobFinished.disconnect(self._job_finished)
+        self._jobs = jobs
+        if jobs is not None:
+            jobs.jobFinished.connect(self._job_finished)
+
+    def _job_finished(self, job: Job) -> None:
+        if job.kind != "episode":
+            return
+        if job.state == "completed":
+            self.started.discard("episode")
+            self.mark_done("episode")
+        elif "episode" in self.started:  # it failed: the step is not done, and no longer running
+            self.started.discard("episode")
+            self._update()
 
     def check(self) -> None:
         """On an account, while online and shown: one short read per step not yet ticked."""
@@ -195,11 +225,18 @@ class FirstSteps(QFrame):
             number = button.property("number")
             text = TEXTS[step][0 if sandbox else 1]
             done = step in self.done
-            button.setText(f"{number}. {text}")
+            started = not done and step in self.started
+            button.setText(f"{number}. {text}" + (" (started)" if started else ""))
             button.setIcon(icon("done" if done else STEP_ICONS[step]))
             button.setAccessibleName(f"Step {number}: {text}")
-            button.setAccessibleDescription("done" if done else "not done yet")
-            button.setToolTip(f"{text} (done)" if done else text)
+            if done:
+                state, tip = "done", f"{text} (done)"
+            elif started:
+                state, tip = STARTED, f"{text} (started: ticked once the episode is ready)"
+            else:
+                state, tip = "not done yet", text
+            button.setAccessibleDescription(state)
+            button.setToolTip(tip)
         finished = self.done >= set(STEPS)
         self.title.setText("First steps — all done" if finished else "First steps")
         self.title.setAlignment(Qt.AlignmentFlag.AlignVCenter)

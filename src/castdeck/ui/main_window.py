@@ -34,7 +34,7 @@ from .pane_failed import PaneFailed
 from .panes import PaneSpec, pane_specs
 from .screen_fit import fit_window, restore_main_window
 from .status import StatusBar
-from .widgets import Banner
+from .widgets import Banner, follow_palette
 from .window_frame import pane_icon, sandbox_strip, sidebar, sidebar_item
 
 __all__ = ["MainWindow"]
@@ -61,6 +61,13 @@ class EpisodeListener(Protocol):
     """A pane that opens an episode's player and transcript (Episodes)."""
 
     def listen_to(self, episode_id: str) -> None: ...
+
+
+@runtime_checkable
+class EpisodeGenerator(Protocol):
+    """A pane that opens the generate dialog (Episodes)."""
+
+    def generate(self) -> Any: ...
 
 
 class MainWindow(QMainWindow):
@@ -196,6 +203,7 @@ class MainWindow(QMainWindow):
                 old.drafts.recoveryTaken.disconnect(self._recovery_taken)
         self.jobs_panel.bind(background)
         self.notifier.bind(background)
+        self.first_steps.follow(background.jobs if background is not None else None)
         if background is not None:
             background.outbox.entryChanged.connect(self._entry_started)
             background.drafts.recoveryTaken.connect(self._recovery_taken)
@@ -239,11 +247,11 @@ class MainWindow(QMainWindow):
         elif step == "podcast":
             self.show_pane("Podcasts")
         elif step == "episode":
+            # the dialog opens whatever the connection: while it cannot be sent (connecting,
+            # offline) its Generate button is disabled and its banner says why
             pane = self.show_pane("Episodes")
-            button = getattr(pane, "generate_button", None)
-            generate = getattr(pane, "generate", None)
-            if callable(generate) and button is not None and button.isEnabled():
-                generate()
+            if isinstance(pane, EpisodeGenerator):
+                pane.generate()
 
     def open_item(self, kind: str, resource_id: str) -> None:
         """A job card's or a pane's "Open": the pane for ``kind``, with the item selected (read from
@@ -437,13 +445,7 @@ class MainWindow(QMainWindow):
         if event.type() in (QEvent.Type.ApplicationPaletteChange, QEvent.Type.PaletteChange):
             # The icons draw in the palette's colours at paint time: forget the old colours' pixmaps.
             icons.palette_changed()
-            # A widget with a style sheet keeps the palette it had when the sheet was set (Qt does
-            # not polish it again): set the sheets again so the sidebar, the guide and the panes'
-            # view switches turn too.
-            for styled in (self, *self.findChildren(QWidget)):
-                sheet = styled.styleSheet()
-                if sheet:
-                    styled.setStyleSheet(sheet)
+            follow_palette(self)  # style sheets and links: the sidebar, the guide, the details' links
         super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:

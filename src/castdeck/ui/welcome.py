@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from PySide6.QtCore import QSettings, QSize, Qt
+from PySide6.QtCore import QEvent, QSettings, QSize, Qt
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -34,6 +34,7 @@ __all__ = [
     "SANDBOX_CHOSEN",
     "WELCOME_DONE",
     "ChoiceButton",
+    "Glyph",
     "WelcomeDialog",
     "mark_welcome_done",
     "welcome_done",
@@ -65,6 +66,26 @@ def mark_welcome_done(*, sandbox: bool = False) -> None:
     settings.sync()
 
 
+class Glyph(QLabel):
+    """One of Castdeck's icons as a label's picture, drawn again in the new colours when the
+    palette changes (a picture set once keeps the colours it was drawn in: black on a dark window)."""
+
+    def __init__(self, name: str, size: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._name = name
+        self._size = size
+        self.setFixedSize(size, size)
+        self._draw()
+
+    def _draw(self) -> None:
+        self.setPixmap(icon(self._name).pixmap(QSize(self._size, self._size)))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._draw()
+
+
 class ChoiceButton(QPushButton):
     """A big button: an icon, a bold title and a wrapped explanation (its accessible description)."""
 
@@ -78,9 +99,7 @@ class ChoiceButton(QPushButton):
         layout = self._layout = QHBoxLayout(self)
         layout.setContentsMargins(14, 12, 14, 12)
         layout.setSpacing(14)
-        self.glyph = QLabel(self)
-        self.glyph.setPixmap(icon(icon_name).pixmap(QSize(32, 32)))
-        self.glyph.setFixedSize(32, 32)
+        self.glyph = Glyph(icon_name, 32, self)
         words = QVBoxLayout()
         words.setSpacing(3)
         self.heading = heading_label(title, self, 1.15)
@@ -125,8 +144,7 @@ class WelcomeDialog(FittedDialog):
         layout.setSpacing(12)
         top = QHBoxLayout()
         top.setSpacing(12)
-        mark = QLabel(self)
-        mark.setPixmap(icon("welcome").pixmap(QSize(36, 36)))
+        mark = Glyph("welcome", 36, self)
         top.addWidget(mark, 0, Qt.AlignmentFlag.AlignTop)
         heading = heading_label("Welcome to Castdeck", self, 1.6)
         top.addWidget(heading, 1)

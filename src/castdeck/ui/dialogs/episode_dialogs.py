@@ -32,6 +32,7 @@ from castdeck.api.models import (
     PublishInput,
 )
 from castdeck.api.models.limits import MAX_EPISODE_DESCRIPTION_CHARS, MAX_EPISODE_TITLE_CHARS
+from castdeck.services.listing import ListFeed
 from castdeck.services.session import Session
 
 from ..cells import podcast_label
@@ -114,7 +115,21 @@ class SessionDialog(FormDialog):
         self.session = session
         self.messages: dict[str, str] = {}
         """Wording for a field's other rule breaks (such as a pattern), by field name."""
+        self._refills: list[tuple[ComboPicker, Callable[[], ListFeed[Any]], str | None]] = []
         session.stateChanged.connect(self._state_changed)
+        session.reconnected.connect(self._read_lists_again)
+
+    def refill_when_back(
+        self, picker: ComboPicker, feed: Callable[[], ListFeed[Any]], wanted: str | None = None
+    ) -> None:
+        """Read ``picker``'s list again when the service comes back, if it could not be read (opened
+        offline with nothing kept): the form would otherwise wait for a choice there is none of."""
+        self._refills.append((picker, feed, wanted))
+
+    def _read_lists_again(self) -> None:
+        for picker, feed, wanted in self._refills:
+            if not picker.items:
+                picker.reload(feed(), select=picker.selected_id() or wanted)
 
     def check(self) -> tuple[Any, list[FieldError]]:
         value, errors = super().check()
@@ -171,6 +186,7 @@ class EpisodeCreateDialog(SessionDialog):
         self.resize(620, 600)
         self.podcast_picker = ComboPicker(podcast_feed(session), podcast_label, name="podcast", parent=self)
         self.podcast_picker.set_selected(podcast_id)
+        self.refill_when_back(self.podcast_picker, lambda: podcast_feed(session), podcast_id)
         self.add_field("podcast_id", "Podcast", self.podcast_picker)
         self.podcast_picker.loaded.connect(self.revalidate)
         self.title_edit = QLineEdit(self)

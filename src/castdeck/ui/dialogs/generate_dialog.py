@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QPlainTextEdit, QSpinBox, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QPlainTextEdit, QSpinBox, QVBoxLayout, QWidget
 
-from castdeck.api.models import Account, EpisodeGenerateInput, FieldError, Source
+from castdeck.api.models import Account, EpisodeGenerateInput, FieldError
 from castdeck.api.models.limits import (
     CREDITS_PER_NARRATION_MINUTE,
     DEFAULT_EPISODE_LENGTH_MINUTES,
@@ -31,6 +31,7 @@ from castdeck.scripts import HostRef, credits_for
 from castdeck.services.background import Background
 from castdeck.services.render_choice import RENDER_OFF_MEANS, remember_render, render_chosen
 from castdeck.services.session import Session
+from castdeck.services.source_use import is_research_source
 from castdeck.services.starting import Started
 
 from ..pickers import CheckPicker, ComboPicker, host_feed, host_label, podcast_feed, source_feed, source_label
@@ -48,10 +49,6 @@ MODES = ((PROMPT, "A prompt"), (DRAFT, "A script draft"), (FILE, "A script file 
 def estimate_credits(minutes: int) -> int:
     """Credits a prompt-mode generation holds: narration minutes times the rate (rendering is free)."""
     return minutes * CREDITS_PER_NARRATION_MINUTE
-
-
-def _usable_source(source: Source) -> bool:
-    return (source.status or "") != "error"
 
 
 class GenerateDialog(SessionDialog):
@@ -83,6 +80,7 @@ class GenerateDialog(SessionDialog):
                        hint="A prompt writes a new script; a script is narrated as written.")  # fmt: skip
         self.podcast_picker = ComboPicker(podcast_feed(session), podcast_label, name="podcast", parent=self)
         self.podcast_picker.set_selected(podcast_id)
+        self.refill_when_back(self.podcast_picker, lambda: podcast_feed(session), podcast_id)
         self.add_field("podcast_id", "Podcast", self.podcast_picker)
         self.script_source = ScriptSource(background, parent=self)
         self.add_field("script", "Script", self.script_source,
@@ -104,16 +102,6 @@ class GenerateDialog(SessionDialog):
         self.add_field(
             "prompt", "Prompt", self.prompt_edit, limit=(MIN_EPISODE_PROMPT_CHARS, MAX_EPISODE_PROMPT_CHARS)
         )
-        self.sources_picker = CheckPicker(
-            source_feed(session), source_label, accepts=_usable_source, name="sources", parent=self
-        )
-        self.sources_picker.list.setMaximumHeight(170)
-        self.add_picker(
-            "source_ids",
-            "Research sources",
-            self.sources_picker,
-            hint="Optional. Sources that failed to process cannot be used.",
-        )
         self.length_spin = QSpinBox(self)
         self.length_spin.setRange(MIN_EPISODE_LENGTH_MINUTES, MAX_EPISODE_LENGTH_MINUTES)
         self.length_spin.setValue(DEFAULT_EPISODE_LENGTH_MINUTES)
@@ -123,10 +111,25 @@ class GenerateDialog(SessionDialog):
         self.render_check = QCheckBox("Render audio and video when the script is written", self)
         self.render_check.setChecked(render_chosen())
         self.add_field("render", "Render", self.render_check, hint=RENDER_OFF_MEANS)
+        # the optional sources last: what the episode is about, how long and whether it is rendered
+        # come first, in view at a laptop's height without scrolling
+        self.sources_picker = CheckPicker(
+            source_feed(session), source_label, accepts=is_research_source, name="sources", parent=self
+        )
+        self.sources_picker.list.setMaximumHeight(170)
+        self.add_picker(
+            "source_ids",
+            "Research sources",
+            self.sources_picker,
+            hint="Optional. Sources that failed to process, or whose upload never finished, cannot be used.",
+        )
+        # what it holds, beside the Generate button (outside the fields, which scroll): never out of view
         self.estimate = QLabel(self)
         self.estimate.setAccessibleName("Credit estimate")
         self.estimate.setWordWrap(True)
-        self.form.addRow("Credits", self.estimate)
+        outer = self.layout()
+        assert isinstance(outer, QVBoxLayout)
+        outer.insertWidget(outer.count() - 1, self.estimate)
 
         self.podcast_picker.loaded.connect(self._podcast_changed)
         self.podcast_picker.currentIndexChanged.connect(self._podcast_changed)

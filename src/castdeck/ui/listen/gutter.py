@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import QEvent, QRect, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QWidget
 
@@ -39,8 +39,18 @@ class SpeakerGutter(QWidget):
 
     def set_plan(self, transcript: Transcript | None, plan: DocumentPlan | None) -> None:
         self.transcript, self.plan = transcript, plan
-        self.colors = speaker_colors(transcript.speakers, self.palette()) if transcript is not None else []
+        self._choose_colors()
         self.update()
+
+    def _choose_colors(self) -> None:
+        transcript = self.transcript
+        self.colors = speaker_colors(transcript.speakers, self.palette()) if transcript is not None else []
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:  # the system turned dark: the names' dark colours
+            self._choose_colors()
+            self.update()
 
     def _name_font(self) -> QFont:
         font = QFont(self.view.font())

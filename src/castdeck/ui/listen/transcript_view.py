@@ -112,10 +112,23 @@ class TranscriptView(QPlainTextEdit):
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange and self.transcript is not None:
-            self._formats()
-            self.set_transcript(self.transcript)
-            self.gutter.update()
+        if event.type() == QEvent.Type.PaletteChange:
+            self._restyle()
+
+    def _restyle(self) -> None:
+        """The palette changed (the system turned dark): the colours are all in the extra
+        selections, so those are made again in the new ones. The text, the word being heard, the
+        search and where the reader is stay as they were."""
+        self._formats()
+        if len(self._base) == 2:
+            self._base[0].format = self.heard_format
+            self._base[1].format = self.current_format
+        if self.matches:
+            self._mark_matches()  # sets the extra selections with the word's
+        else:
+            self.setExtraSelections(
+                [self._base[0], *self._search, *self._base[1:]] if self._base else self._search
+            )
 
     def set_transcript(self, transcript: Transcript) -> None:
         """Show ``transcript`` (built once; nothing is highlighted until a position arrives)."""

@@ -469,6 +469,9 @@ class EpisodesPane(PicturedPane):
         """Open the generate dialog (the button, Ctrl+G); the accepted episode is shown and selected."""
         dialog = GenerateDialog(self.session, self.background, self._podcast_hint(), parent=self)
         self.open_dialog(dialog, self._generated)
+        # the hosts' names read while the creator writes: the new episode's details name its hosts
+        # at once (not by their ids until the names arrive)
+        self.names.load("host")
         return dialog
 
     def _generated(self, dialog: FormDialog) -> None:

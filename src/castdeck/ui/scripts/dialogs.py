@@ -70,9 +70,12 @@ class SendDialog(FittedDialog):
         self.setMinimumWidth(520)
         layout = QVBoxLayout(self)
         form = QFormLayout()
+        self.session = session
+        self._podcast_id = podcast_id
         self.podcast_picker = ComboPicker(podcast_feed(session), podcast_label, name="podcast", parent=self)
         self.podcast_picker.set_selected(podcast_id)
         form.addRow("Podcast", self.podcast_picker)
+        session.reconnected.connect(self._read_podcasts_again)
         self.render_check = QCheckBox("Render audio and video", self)
         self.render_check.setChecked(render)
         render_note = QLabel(RENDER_OFF_MEANS, self)
@@ -131,6 +134,14 @@ class SendDialog(FittedDialog):
 
     def _update(self) -> None:
         self.ok_button.setEnabled(bool(self.podcast_picker.selected_id()))
+
+    def _read_podcasts_again(self) -> None:
+        """Opened offline with no podcasts kept: read them once the service is back (or nothing
+        could ever be chosen, and Import would stay disabled)."""
+        if not self.podcast_picker.items:
+            self.podcast_picker.reload(
+                podcast_feed(self.session), select=self.podcast_picker.selected_id() or self._podcast_id
+            )
 
     def values(self) -> dict[str, Any]:
         return {"podcast_id": self.podcast_picker.selected_id(), "render": self.render_check.isChecked()}

@@ -180,16 +180,27 @@ class ScriptsPane(ScriptActions):
         self.editor.redoAvailable.connect(self.redo_button.setEnabled)
         self.find_button = b("Find…", "Find and replace", "Find (Ctrl+F) and replace (Ctrl+H)",
                              lambda: self.find_bar.open_bar(replace=True), undo_row)  # fmt: skip
-        self.status = QLabel(text_page)
-        self.status.setWordWrap(True)  # narrow (the Jobs dock open): a second line, not "0 er"
-        self.status.setObjectName("script_status")
-        self.status.setAccessibleName("Script status")
-        undo_row.addWidget(self.status, 1)
+        undo_row.addStretch(1)
         self.save_state = QLabel(text_page)
         self.save_state.setAccessibleName("Save state")
         self.save_state.setStyleSheet("color: palette(mid);")
+        self.save_state.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        # as wide as its longest word, so that "Saving…" is never cut beside the buttons
+        self.save_state.setMinimumWidth(
+            max(
+                self.save_state.fontMetrics().horizontalAdvance(t) for t in ("Saved", "Saving…", "Not saved!")
+            )
+            + 4
+        )
         undo_row.addWidget(self.save_state)
         text_layout.addLayout(undo_row)
+        # the counts on a line of their own under the buttons: with the Jobs dock open the column is
+        # narrow, and beside the buttons they were squeezed into a tall column of words
+        self.status = QLabel(text_page)
+        self.status.setWordWrap(True)
+        self.status.setObjectName("script_status")
+        self.status.setAccessibleName("Script status")
+        text_layout.addWidget(self.status)
         self.views.addTab(text_page, "Text")
         self.structure = StructureView(self.views)
         self.structure.textRequested.connect(self.reorder)
@@ -398,6 +409,10 @@ class ScriptsPane(ScriptActions):
 
     def _text_changed(self) -> None:
         if self._loading or self.draft is None:
+            return
+        if self.analysis is not None and self.editor.toPlainText() == self.analysis.script.text:
+            # the colours were drawn again (the system turned dark, a speaker's colour moved), which
+            # Qt also calls a change of the text: nothing was written, so nothing is saved
             return
         self.reanalyze()
         analysis = self.analysis
