@@ -335,7 +335,9 @@ async def _still_running() -> list[str]:
 DEMO_KEY = "sk_sandbox_demo"
 OTHER_KEY = "sk_sandbox_other"
 FREE_KEY = "sk_sandbox_free"
-START_TIMEOUT = 20.0
+START_TIMEOUT = 120.0
+"""How long a sandbox may take to say it listens: a bound for a process that hangs, not a pace. It
+starts in about 2 s on a quiet 2-core machine; with five suites beside it, 20 s was not enough."""
 
 
 @dataclass
