@@ -33,15 +33,29 @@ class Notification:
     title: str
     text: str
     failed: bool
+    line: str = ""
+    """The notification in one line, where there is no tray to show its title above its text (the
+    status bar): "Video “Tide clocks” has finished." rather than the title and the text joined."""
+
+    @property
+    def one_line(self) -> str:
+        return self.line or f"{self.title}: {self.text}"
 
 
 def job_notification(job: Job) -> Notification:
     noun = KIND_LABELS.get(job.kind, job.kind.capitalize())
-    name = quoted(job.title) if job.title else noun
+    name = quoted(job.title) if job.title else ""
+    subject = f"{noun} {name}" if name else noun  # "Video “Tide clocks”"
     if job.state == "completed":
         ready = "is ready to use" if job.kind == "source" else "has finished"
-        return Notification(f"{noun} finished", f"{name} {ready}.", False)
-    return Notification(f"{noun} failed", f"{name}: {job.error or 'the job failed.'}", True)
+        return Notification(f"{noun} finished", f"{name or noun} {ready}.", False, f"{subject} {ready}.")
+    reason = job.error or "no reason given"
+    return Notification(
+        f"{noun} failed",
+        f"{name or noun}: {job.error or 'the job failed.'}",
+        True,
+        f"{subject} failed: {reason}",
+    )
 
 
 class Notifier(QObject):
@@ -89,7 +103,7 @@ class Notifier(QObject):
             )
             self.tray.showMessage(note.title, note.text, icon, SHOWN_MS)
         else:
-            self.window.statusBar().showMessage(f"{note.title}: {note.text}", SHOWN_MS)
+            self.window.statusBar().showMessage(note.one_line, SHOWN_MS)
 
     def _raise_window(self) -> None:
         self.window.showNormal()
