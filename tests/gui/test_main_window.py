@@ -25,6 +25,7 @@ from castdeck.services.background import Background
 from castdeck.services.session import Session
 from castdeck.ui.details_panel import link_label
 from castdeck.ui.main_window import MainWindow
+from castdeck.ui.palette import TONES
 from castdeck.ui.pane import ResourcePane
 from castdeck.ui.panes import pane_specs
 from tests.gui.conftest import quiet, until
@@ -277,17 +278,22 @@ def link_colours(label: QWidget) -> set[str]:
 
 
 @pytest.mark.asyncio
-async def test_links_take_the_link_colour_of_a_scheme_changed_while_open(
+async def test_links_and_tones_take_the_colours_of_a_scheme_changed_while_open(
     qtbot: QtBot, session: Session, background: Background
 ) -> None:
-    """A label's link keeps the colour of the palette its text was parsed in: dark blue on the
-    dark window after the system turned dark, unless the window sets it again."""
+    """A label's link keeps the colour of the palette its text was parsed in (dark blue on the
+    dark window after the system turned dark), and a style sheet the shade it was set with,
+    unless the window sets them again."""
     light = QApplication.palette()
     window = await open_window(qtbot, session, background)
     pane = window.show_pane("Episodes")
     label = link_label("https://studio.example.org/episodes/1", "Audio file")
     pane.details.layout().addWidget(label)
     await until(label.isVisible)
+    await until(lambda: "Online" in window.status.connection.text())
+    assert TONES["success"][0] in window.status.connection.text()  # the light scheme's green dot
+    window.banner.show_message("Could not load episodes", kind="error")
+    assert TONES["problem"][0] in window.banner.styleSheet()
     before = link_colours(label)
     blue = light.color(QPalette.ColorRole.Link).hue()  # 240; the dark palette's link is 212
     assert before and all(abs(QColor(c).hue() - blue) < 8 for c in before)
@@ -296,6 +302,9 @@ async def test_links_take_the_link_colour_of_a_scheme_changed_while_open(
         after = link_colours(label)
         link = dark_palette().color(QPalette.ColorRole.Link).hue()
         assert after and all(abs(QColor(c).hue() - link) < 8 for c in after)
+        assert TONES["success"][1] in window.status.connection.text()  # the dark scheme's own
+        assert TONES["problem"][1] in window.banner.styleSheet()
+        assert TONES["problem"][0] not in window.banner.styleSheet()
     finally:
         scheme(light)
     await quiet()

@@ -17,6 +17,7 @@ from castdeck.api.models import Account, FieldError
 from castdeck.services.profiles import KeyStore, Profile, ProfileStore, check_address, check_key, key_problem
 
 from .forms import FormDialog
+from .palette import tone
 
 __all__ = ["ConnectDialog", "Connection"]
 
@@ -82,7 +83,7 @@ class ConnectDialog(FormDialog):
                 "No system keychain is available here, so the key cannot be saved. Tick the box to keep "
                 "it in memory for this run only; you will be asked again next time."
             )
-            self.keychain_note.setStyleSheet("color: #b26a00;")
+            self.keychain_note.setStyleSheet(f"color: {tone('warning')};")
             self.form.addRow("", self.keychain_note)
         self.add_field("session_only", "Storage", self.session_only)
 

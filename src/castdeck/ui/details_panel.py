@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractButton, QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from .flow_layout import FlowLayout, flow_policy
+from .palette import tone
 from .widgets import SafeTextBrowser, display_text, laid_out, open_web_link
 
 __all__ = ["DetailsPanel", "link_label"]
@@ -137,8 +138,9 @@ class DetailsPanel(QWidget):
             self._picture.show()
         self.heading.setText(display_text(heading or "(untitled)"))
         if note:
-            colors = {"error": "#c62828", "warning": "#b26a00", "info": "palette(text)"}
-            self.note.setStyleSheet(f"color: {colors.get(note_kind, 'palette(text)')};")
+            tones = {"error": "problem", "warning": "warning"}
+            shade = tone(tones[note_kind], self.palette()) if note_kind in tones else "palette(text)"
+            self.note.setStyleSheet(f"color: {shade};")
             self.note.setText(display_text(note))
             self.note.show()
         else:

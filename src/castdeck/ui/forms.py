@@ -40,6 +40,7 @@ from castdeck.api import ApiError, CastdeckError, InputValidationError
 from castdeck.api.models import FieldError, field_errors
 from castdeck.services.tasks import tasks
 
+from .palette import tone
 from .screen_fit import LAPTOP, TITLE_BAR, FittedDialog, fitted_height, submit_on_keys
 from .widgets import Banner
 
@@ -85,7 +86,7 @@ class FieldRow:
             f"{length:,} / {high:,}" + (f" (at least {low:,})" if low > 1 and length < low else "")
         )
         over = length > high or (length < low and length > 0)
-        self.counter.setStyleSheet("color: #c62828;" if over else "color: palette(mid);")
+        self.counter.setStyleSheet(f"color: {tone('problem')};" if over else "color: palette(mid);")
 
 
 class _FormArea(QScrollArea):
@@ -196,7 +197,7 @@ class FormDialog(FittedDialog):
             column.addWidget(hint_label)
         error = QLabel(holder)
         error.setWordWrap(True)
-        error.setStyleSheet("color: #c62828;")
+        error.setStyleSheet(f"color: {tone('problem')};")
         error.setAccessibleName(f"{label} error")
         error.hide()
         column.addWidget(error)

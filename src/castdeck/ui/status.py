@@ -12,15 +12,16 @@ from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 from castdeck.api.models import Account
 from castdeck.services.session import ConnectionState, Session
 
+from .palette import tone
 from .widgets import display_text
 
 __all__ = ["StatusBar", "format_credits"]
 
 STATE_TEXT = {
-    ConnectionState.CONNECTING: ("Connecting…", "#b26a00"),
-    ConnectionState.ONLINE: ("Online", "#2e7d32"),
-    ConnectionState.OFFLINE: ("Offline — reconnecting", "#c62828"),
-    ConnectionState.REJECTED: ("Key refused", "#c62828"),
+    ConnectionState.CONNECTING: ("Connecting…", "warning"),
+    ConnectionState.ONLINE: ("Online", "success"),
+    ConnectionState.OFFLINE: ("Offline — reconnecting", "problem"),
+    ConnectionState.REJECTED: ("Key refused", "problem"),
 }
 
 
@@ -88,8 +89,8 @@ class StatusBar(QStatusBar):
 
     def _state(self, *_: object) -> None:
         assert self.session is not None
-        text, color = STATE_TEXT[self.session.state]
-        self.connection.setText(f'<span style="color:{color}">●</span> {text}')
+        text, shade = STATE_TEXT[self.session.state]
+        self.connection.setText(f'<span style="color:{tone(shade, self.palette())}">●</span> {text}')
         detail = display_text(self.session.state_detail or self.session.profile.base_url)
         self.connection.setToolTip(GuiQt.convertFromPlainText(detail))  # a service message, never markup
 

@@ -19,6 +19,8 @@ from castdeck.store.uploads import UploadItem
 from castdeck.ui.palette import is_dark
 from castdeck.ui.resource_model import AnyIndex, RoleData, answer_roles, clear_roles, each_role
 
+from .palette import TONES
+
 __all__ = [
     "COLUMNS",
     "ETA",
@@ -55,9 +57,6 @@ STATE_LABELS = {
     "refused": "Refused",
     "cancelled": "Cancelled",
 }
-PROBLEM_COLOR = QColor("#c62828")
-PROBLEM_COLOR_DARK = QColor("#ef9a9a")
-"""The problem red on a dark base: the light one (#c62828) read at a contrast of 2 to 1 there."""
 NO_BAR = frozenset({"refused", "cancelled"})
 HINTS = {
     "refused": "The file was not sent. Fix it and choose Retry, or remove it with Clear finished.",
@@ -75,7 +74,7 @@ _ANSWERED = frozenset({_DISPLAY, _ALIGNMENT, _PROGRESS, _FOREGROUND, _TOOLTIP, _
 """The roles the model answers; Qt's delegate asks these and more (fonts, colours, check states)
 for every cell it paints. Plain ints: compared for every cell on screen at each paint."""
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-_PROBLEM_BRUSHES = {False: QBrush(PROBLEM_COLOR), True: QBrush(PROBLEM_COLOR_DARK)}
+_PROBLEM_BRUSHES = {dark: QBrush(QColor(TONES["problem"][dark])) for dark in (False, True)}
 _FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
 

@@ -32,6 +32,8 @@ from castdeck.api import CastdeckError
 from castdeck.services.messages import MESSAGE_LIMIT, clip, error_text
 from castdeck.services.safe_html import clip_text, looks_like_html, safe_html
 
+from .palette import is_dark, retone, tone
+
 __all__ = [
     "DISPLAY_LIMIT",
     "Banner",
@@ -132,8 +134,8 @@ class Banner(QFrame):
         self.label.setText(shown)
         self.copy_button.setVisible(bool(self.request_id))
         self.setProperty("kind", kind)
-        palette_colors = {"error": "#c62828", "warning": "#b26a00", "info": "#1565c0", "offline": "#6d4c41"}
-        color = palette_colors.get(kind, "#1565c0")
+        tones = {"error": "problem", "warning": "warning", "info": "info", "offline": "quiet"}
+        color = tone(tones.get(kind, "info"), self.palette())
         self.setStyleSheet(
             f"QFrame#banner {{ border: 1px solid {color}; border-left: 4px solid {color}; border-radius: 3px; }}"
         )
@@ -263,16 +265,18 @@ def follow_palette(root: QWidget) -> None:
     """The system's scheme changed: what Qt does not redraw in the new palette by itself, in
     ``root`` and every widget under it, is set again. A widget with a style sheet keeps the
     palette it had when the sheet was set (Qt does not polish it again); a label's links keep the
-    link colour of the palette their text was parsed in (dark blue on a dark window)."""
+    link colour of the palette their text was parsed in (dark blue on a dark window); and the
+    app's tones (``palette.tone``) in either take the new scheme's shade."""
+    dark = is_dark(QGuiApplication.palette())
     for widget in (root, *root.findChildren(QWidget)):
         sheet = widget.styleSheet()
         if sheet:
-            widget.setStyleSheet(sheet)
+            widget.setStyleSheet(retone(sheet, dark))  # a tone's shade in the new scheme's
         if isinstance(widget, QLabel) and widget.textFormat() != Qt.TextFormat.PlainText:
             text = widget.text()
-            if "<a " in text:
+            if "<a " in text or "color:" in text:
                 widget.setText("")  # the same text again is not parsed again
-                widget.setText(text)
+                widget.setText(retone(text, dark))
 
 
 def name_clear_button(edit: QLineEdit, name: str, tip: str | None = None) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QColor, QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QLabel, QListWidgetItem, QVBoxLayout, QWidget
 
 from castdeck.api import CastdeckError
@@ -27,11 +27,11 @@ from castdeck.services.uploads import UploadQueue
 from castdeck.store.jobs import Job
 from castdeck.store.uploads import UploadItem
 
+from ..palette import tone
 from ..pickers import ID_ROLE, CheckPicker, source_feed
 
 __all__ = ["VisualDrop"]
 
-PROBLEM = QColor("#c62828")
 HINT = "Drop PDF, PowerPoint (.pptx), PNG, JPEG or WebP files on the list to upload them as visuals."
 
 
@@ -129,7 +129,7 @@ class VisualDrop(QWidget):
             self.hint.setText(
                 "The upload queue has stopped (the app is closing or the account changed): nothing was queued."
             )
-            self.hint.setStyleSheet(f"color: {PROBLEM.name()};")
+            self.hint.setStyleSheet(f"color: {tone('problem', self.palette())};")
             return
         self.work.start(self._add(queue, paths), on_error=self._failed, name="queue dropped visuals")
 
@@ -147,7 +147,7 @@ class VisualDrop(QWidget):
 
     def _failed(self, error: CastdeckError) -> None:
         self.hint.setText(f"Could not queue the dropped files: {error}")
-        self.hint.setStyleSheet(f"color: {PROBLEM.name()};")
+        self.hint.setStyleSheet(f"color: {tone('problem', self.palette())};")
 
     # --- following the files -----------------------------------------------------------------------------
 
@@ -231,7 +231,7 @@ class VisualDrop(QWidget):
         label.setText(text)
         label.setAccessibleName(text)
         label.setToolTip(tip or "")
-        label.setStyleSheet(f"color: {PROBLEM.name()};" if problem else "")
+        label.setStyleSheet(f"color: {tone('problem', self.palette())};" if problem else "")
 
     def lines(self) -> list[str]:
         """The text of every line (tests)."""

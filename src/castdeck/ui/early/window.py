@@ -51,6 +51,7 @@ from castdeck.store.picture_files import picture_key
 from ..column_fit import ColumnFit
 from ..cover_delegate import PICTURE_ROW_HEIGHT, CoverDelegate, decode_picture, small_tile
 from ..flow_layout import FlowLayout, flow_policy
+from ..palette import tone
 from ..pane_header import fit_filter, view_switch
 from ..screen_fit import fit_window, restore_main_window
 from ..scroll import details_scroll
@@ -169,7 +170,7 @@ class EarlyWindow(QMainWindow):
             self.menuBar().addMenu(menu)
         status = QStatusBar(self)
         status.setAccessibleName("Status")
-        for text, name in (('<span style="color:#b26a00">●</span> Connecting…', "Connection state"),
+        for text, name in ((f'<span style="color:{tone("warning")}">●</span> Connecting…', "Connection state"),
                            ("Organization: —", "Organization"), ("Plan: —", "Plan"),
                            ("Credits: —", "Credit balance")):  # fmt: skip
             label = QLabel(text, status)

@@ -27,6 +27,8 @@ from castdeck.services.outbox import job_kind_of, title_of
 from castdeck.store.jobs import Job
 from castdeck.store.outbox import OutboxEntry
 
+from ..palette import tone
+
 __all__ = ["ACTION_LABELS", "CardView", "JobCard", "elapsed_text", "entry_view", "job_view"]
 
 KIND_LABELS = {
@@ -50,10 +52,9 @@ ACTION_LABELS = {
     "dismiss": "Dismiss",
 }
 
-PROBLEM = "#c62828"
 ENDED_STATES = ("completed", "failed", "rejected")
 """A card's states once its work has ended (:attr:`CardView.ended`)."""
-STATE_COLORS = {"failed": PROBLEM, "rejected": PROBLEM, "completed": "#2e7d32", "still_running": "#b26a00"}
+STATE_TONES = {"failed": "problem", "rejected": "problem", "completed": "success", "still_running": "warning"}
 
 RECOVERY_ADVICE = {
     "correct_input": "Correct the input and start it again (a new request with a new key).",
@@ -231,7 +232,7 @@ class CardText(QWidget):
         self._text = ""
         self._tip = ""
         self._max_lines = lines
-        self._color: QColor | None = None
+        self._tone: str | None = None
         self._muted = muted
         self._laid: tuple[tuple[str, int, int], list[tuple[int, str]]] | None = None  # see _rows
         font = self.font()
@@ -262,9 +263,11 @@ class CardText(QWidget):
     def clear(self) -> None:
         self.setText("")
 
-    def set_color(self, color: QColor | None) -> None:
-        if color != self._color:
-            self._color = color
+    def set_tone(self, name: str | None) -> None:
+        """Draw the text in the tone ``name`` (``palette.TONES``), in the shade of the palette
+        it is painted with; ``None``: the palette's text colour."""
+        if name != self._tone:
+            self._tone = name
             self.update()
 
     def _lines(self) -> int:
@@ -299,8 +302,8 @@ class CardText(QWidget):
 
     def paintEvent(self, _event: QPaintEvent) -> None:
         painter = QPainter(self)
-        if self._color is not None:
-            painter.setPen(self._color)
+        if self._tone is not None:
+            painter.setPen(QColor(tone(self._tone, self.palette())))
         elif self._muted:
             painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
         metrics = self.fontMetrics()
@@ -420,8 +423,7 @@ class JobCard(QFrame):
         self.kind_label.setText(KIND_LABELS.get(view.kind, view.kind).upper())
         self.title_label.setText(view.title)
         self.status_label.setText(view.status)
-        color = STATE_COLORS.get(view.state)
-        self.status_label.set_color(QColor(color) if color else None)
+        self.status_label.set_tone(STATE_TONES.get(view.state))
         self.setAccessibleName(f"{KIND_LABELS.get(view.kind, view.kind)} job: {view.title}")
         self.setAccessibleDescription(view.status)
         if view.busy:
@@ -436,7 +438,7 @@ class JobCard(QFrame):
             detail += f"\nRequest ID: {view.request_id}"
         self.detail_label.setText(detail.strip())
         self.detail_label.setVisible(bool(detail.strip()))
-        self.detail_label.set_color(QColor(PROBLEM) if view.state in ("failed", "rejected") else None)
+        self.detail_label.set_tone("problem" if view.state in ("failed", "rejected") else None)
         if view.actions != self._shown_actions:
             self._set_actions(view.actions)
         self.update_elapsed()

@@ -12,11 +12,12 @@ from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 from castdeck.services.media_actions import DownloadState
 from castdeck.services.media_files import preparing_text
 
+from ..palette import tone
 from ..pane import link_label
 
-__all__ = ["DOWNLOAD_COLORS", "DOWNLOAD_HEADLINES", "DownloadState", "DownloadView"]
+__all__ = ["DOWNLOAD_HEADLINES", "DOWNLOAD_TONES", "DownloadState", "DownloadView"]
 
-DOWNLOAD_COLORS = {"available": "#1565c0", "preparing": "#b26a00", "unavailable": "#6d4c41"}
+DOWNLOAD_TONES = {"available": "info", "preparing": "warning", "unavailable": "quiet"}
 DOWNLOAD_HEADLINES = {
     "available": "● Ready to download",
     "preparing": "◌ Being prepared",
@@ -39,7 +40,7 @@ class DownloadView(QFrame):
         layout.setSpacing(3)
         self.headline = QLabel(DOWNLOAD_HEADLINES.get(state.kind, "Unknown answer"), self)
         self.headline.setAccessibleName("Download headline")
-        color = DOWNLOAD_COLORS.get(state.kind, "#6d4c41")
+        color = tone(DOWNLOAD_TONES.get(state.kind, "quiet"), self.palette())
         self.headline.setStyleSheet(f"color: {color}; font-weight: bold;")
         layout.addWidget(self.headline)
         self.message = QLabel(self)

@@ -39,18 +39,18 @@ from castdeck.services.media_files import MediaFile, MediaFileError, MediaFiles,
 from .. import multimedia
 from ..listen.playback import Playback
 from ..listen.player_bar import PlayerBar, player_shortcuts
-from ..palette import is_dark
+from ..palette import tone
 from ..widgets import describe_error, open_web_link, player_missing_label
 from .stills import Stills
 from .video_view import VideoView
 
 __all__ = ["MediaPreview"]
 
-HEADLINES = {  # (text, colour on a light palette, colour on a dark one)
-    "preparing": ("◌ Being prepared", "#b26a00", "#ffb74d"),
-    "unavailable": ("○ Only in the studio", "#6d4c41", "#bcaaa4"),
-    "failed": ("✕ Could not get the file", "#c62828", "#ef9a9a"),
-    "offline": ("Offline", "#6d4c41", "#bcaaa4"),
+HEADLINES = {  # (text, its tone)
+    "preparing": ("◌ Being prepared", "warning"),
+    "unavailable": ("○ Only in the studio", "quiet"),
+    "failed": ("✕ Could not get the file", "problem"),
+    "offline": ("Offline", "quiet"),
 }
 MAX_AREA_HEIGHT = 360
 Start = Callable[[Coroutine[Any, Any, None], str], "asyncio.Task[None]"]
@@ -382,11 +382,9 @@ class MediaPreview(QFrame):
             return
         if state not in HEADLINES:
             return
-        headline, light, dark = HEADLINES[state]
+        headline, shade = HEADLINES[state]
         self.headline.setText(headline)
-        self.headline.setStyleSheet(
-            f"color: {dark if is_dark(self.palette()) else light}; font-weight: bold;"
-        )
+        self.headline.setStyleSheet(f"color: {tone(shade, self.palette())}; font-weight: bold;")
         studio = item.studio_url if item is not None else None
         button = ""
         if state == "preparing":

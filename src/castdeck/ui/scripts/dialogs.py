@@ -32,6 +32,7 @@ from castdeck.services.session import Session
 from castdeck.store.drafts import SnapshotInfo
 
 from ..dialogs.episode_dialogs import podcast_label
+from ..palette import tone
 from ..pickers import ComboPicker, podcast_feed
 from ..screen_fit import FittedDialog
 from ..status import format_credits
@@ -100,7 +101,7 @@ class SendDialog(FittedDialog):
         self.summary = QLabel(summary, self)
         self.summary.setWordWrap(True)
         if balance is not None and credits > float(balance):
-            self.summary.setStyleSheet("color: #c62828;")
+            self.summary.setStyleSheet(f"color: {tone('problem')};")
         form.addRow("Estimate", self.summary)
         if action == "import":
             how = ("The text goes as written; the service leaves out directions and notes, and matches "
@@ -223,7 +224,7 @@ class RenameDialog(FittedDialog):
         self.edit.selectAll()
         layout.addWidget(self.edit)
         self.error = QLabel(self)
-        self.error.setStyleSheet("color: #c62828;")
+        self.error.setStyleSheet(f"color: {tone('problem')};")
         layout.addWidget(self.error)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self

@@ -33,6 +33,7 @@ from castdeck.services.session import Session
 from castdeck.services.tasks import close_owned, tasks
 from castdeck.store.drafts import Draft
 
+from ..palette import tone
 from ..pickers import host_feed
 from ..splitters import keep_sizes
 from ..status import format_credits
@@ -475,7 +476,7 @@ class ScriptsPane(ScriptActions):
             parts[-1] += f" of {format_credits(balance)}" + (" (last known balance)" if cached else "")
         parts.append(f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}")
         self.status.setText(" · ".join(parts))
-        self.status.setStyleSheet("color: #c62828;" if over else "")
+        self.status.setStyleSheet(f"color: {tone('problem')};" if over else "")
         self.status.setToolTip(
             "Narration time is estimated from syllables and pauses; 30 credits per narration minute."
             + (" The estimate is more than the balance." if over else "")
