@@ -300,6 +300,7 @@ async def test_publish_waits_for_rendering_then_schedule(
     pane.schedule_button.click()
     dialog = pane.dialog
     assert isinstance(dialog, PublishDialog) and dialog.scheduling and dialog.time_edit.isEnabled()
+    assert dialog.windowTitle() == "Schedule episode"  # what "Schedule…" opened, by its name
     dialog.set_time(datetime.now(UTC) - timedelta(hours=2))
     assert not dialog.submit_button.isEnabled()
     assert dialog.rows["scheduled_time"].error.isVisible()

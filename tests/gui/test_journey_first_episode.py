@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QTextCursor
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QAbstractButton, QApplication, QComboBox, QLabel, QWidget
+from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from castdeck.api.models import Episode
@@ -33,6 +33,7 @@ from tests.gui.conftest import OnLine, quiet, until
 from tests.gui.helpers import dark_palette
 from tests.gui.journey import (
     both_schemes,
+    choose_by_keys,
     click_sidebar,
     double_click_row,
     every_window_on_screen,
@@ -62,17 +63,6 @@ def button(parent: QWidget, name: str) -> QAbstractButton:
 def click(qtbot: QtBot, widget: QWidget) -> None:
     assert widget.isVisible() and widget.isEnabled(), widget.accessibleName()
     qtbot.mouseClick(widget, Qt.MouseButton.LeftButton, pos=widget.rect().center())
-
-
-def choose_by_keys(combo: QComboBox, text: str) -> None:
-    """Focus the list and press Down until it shows ``text``, as a keyboard user does."""
-    combo.setFocus(Qt.FocusReason.TabFocusReason)
-    QTest.keyClick(combo, Qt.Key.Key_Home)
-    for _ in range(combo.count()):
-        if combo.currentText() == text:
-            break
-        QTest.keyClick(combo, Qt.Key.Key_Down)
-    assert combo.currentText() == text, [combo.itemText(i) for i in range(combo.count())]
 
 
 def lit_word(player: ListenWindow) -> str:
@@ -449,6 +439,8 @@ async def test_the_last_first_step_opens_generate_while_offline_and_says_why(
     qtbot.keyClicks(dialog.prompt_edit, PROMPT)
     await dialog.podcast_picker.wait_loaded()
     assert dialog.podcast_picker.count() == 0  # no podcast to choose while none can be read
+    await dialog.hosts_picker.wait_loaded()
+    assert dialog.hosts_picker.list.count() == 0  # nor a host to tick
     assert not dialog.submit_button.isEnabled()
     both_schemes(shot, dialog, "journey-first-offline-generate")
 
@@ -457,6 +449,10 @@ async def test_the_last_first_step_opens_generate_while_offline_and_says_why(
     await until(lambda: session.state is ConnectionState.ONLINE, timeout=40)
     await until(lambda: dialog.podcast_picker.selected_id() is not None)
     await until(dialog.submit_button.isEnabled)
+    hosts = [h.name async for h in session.client.hosts.list(limit=100)]
+    await until(lambda: dialog.hosts_picker.list.count() == len(hosts))  # the hosts, read again too
+    listed = [dialog.hosts_picker.list.item(i).text() for i in range(len(hosts))]
+    assert all(any(name in text for text in listed) for name in hosts), (hosts, listed)
     assert not dialog.banner.isVisible() and dialog.problem.text() == ""
     QTest.keyClick(dialog, Qt.Key.Key_Escape)
     await until(lambda: not dialog.isVisible())

@@ -20,6 +20,8 @@ from castdeck.services.listing import ListFeed, list_key
 from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
 
+from .palette import tone
+
 __all__ = [
     "CheckPicker",
     "ComboPicker",
@@ -142,7 +144,7 @@ class CheckPicker(QWidget):
         note = " (cached, offline)" if offline else ""
         self.status.setText(f"{len(self._order)} selected{cap}{note}")
         over = self.maximum is not None and len(self._order) > self.maximum
-        self.status.setStyleSheet("color: #c62828;" if over else "color: palette(mid);")
+        self.status.setStyleSheet(f"color: {tone('problem')};" if over else "color: palette(mid);")
 
     def _item_changed(self, row: QListWidgetItem) -> None:
         key = row.data(ID_ROLE)
@@ -176,6 +178,19 @@ class CheckPicker(QWidget):
         self._order = [key for key in self._wanted if key in self.items]
         self._update_status()
         self.changed.emit()
+
+    def reload(self, feed: ListFeed[Any]) -> None:
+        """Read the list again (it could not be read, or items were created since); what is ticked
+        stays ticked where it is still listed."""
+        self._wanted = self.selected_ids() or self._wanted
+        if not self.loading.done():
+            self.loading.cancel()
+        self.list.blockSignals(True)
+        self.list.clear()
+        self.list.blockSignals(False)
+        self.items = {}
+        self.status.setText("Loading…")
+        self.loading = self.work.start(self._load(feed), name="reload picker")
 
     def check(self, item_id: str, checked: bool = True) -> None:
         """Tick or untick one item as the user would (tests)."""

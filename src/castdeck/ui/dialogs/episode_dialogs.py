@@ -115,20 +115,25 @@ class SessionDialog(FormDialog):
         self.session = session
         self.messages: dict[str, str] = {}
         """Wording for a field's other rule breaks (such as a pattern), by field name."""
-        self._refills: list[tuple[ComboPicker, Callable[[], ListFeed[Any]], str | None]] = []
+        self._refills: list[tuple[ComboPicker | CheckPicker, Callable[[], ListFeed[Any]], str | None]] = []
         session.stateChanged.connect(self._state_changed)
         session.reconnected.connect(self._read_lists_again)
 
     def refill_when_back(
-        self, picker: ComboPicker, feed: Callable[[], ListFeed[Any]], wanted: str | None = None
+        self, picker: ComboPicker | CheckPicker, feed: Callable[[], ListFeed[Any]], wanted: str | None = None
     ) -> None:
         """Read ``picker``'s list again when the service comes back, if it could not be read (opened
-        offline with nothing kept): the form would otherwise wait for a choice there is none of."""
+        offline with nothing kept): the form would otherwise wait for a choice there is none of,
+        or offer no host and no source to tick."""
         self._refills.append((picker, feed, wanted))
 
     def _read_lists_again(self) -> None:
         for picker, feed, wanted in self._refills:
-            if not picker.items:
+            if picker.items:
+                continue
+            if isinstance(picker, CheckPicker):
+                picker.reload(feed())
+            else:
                 picker.reload(feed(), select=picker.selected_id() or wanted)
 
     def check(self) -> tuple[Any, list[FieldError]]:
@@ -197,6 +202,7 @@ class EpisodeCreateDialog(SessionDialog):
             "description", "Description", self.description_edit, limit=(0, MAX_EPISODE_DESCRIPTION_CHARS)
         )
         self.hosts_picker = CheckPicker(host_feed(session), host_label, name="hosts", parent=self)
+        self.refill_when_back(self.hosts_picker, lambda: host_feed(session))
         self.add_picker(
             "host_ids", "Hosts", self.hosts_picker, hint="Leave empty to use the podcast's hosts."
         )
@@ -336,6 +342,8 @@ class PublishDialog(SessionDialog):
     def _mode_changed(self, *_: object) -> None:
         self.time_edit.setEnabled(self.scheduling)
         label = "Schedule" if self.scheduling else "Publish now"
+        # "Schedule…" opens it on the date: its title says what it will do
+        self.setWindowTitle("Schedule episode" if self.scheduling else "Publish episode")
         self.submit_button.setText(label)
         self.submit_button.setAccessibleName(label)
         self.revalidate()

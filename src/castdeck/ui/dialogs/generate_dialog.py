@@ -34,6 +34,7 @@ from castdeck.services.session import Session
 from castdeck.services.source_use import is_research_source
 from castdeck.services.starting import Started
 
+from ..palette import tone
 from ..pickers import CheckPicker, ComboPicker, host_feed, host_label, podcast_feed, source_feed, source_label
 from ..status import format_credits
 from .episode_dialogs import SessionDialog, podcast_label
@@ -86,6 +87,7 @@ class GenerateDialog(SessionDialog):
         self.add_field("script", "Script", self.script_source,
                        hint="Its speakers become hosts: the hosts chosen under Scripts → Speakers, else by name.")  # fmt: skip
         self.hosts_picker = CheckPicker(host_feed(session), host_label, name="hosts", parent=self)
+        self.refill_when_back(self.hosts_picker, lambda: host_feed(session))
         self.hosts_picker.list.setMaximumHeight(150)
         self.add_picker(
             "host_ids",
@@ -116,6 +118,7 @@ class GenerateDialog(SessionDialog):
         self.sources_picker = CheckPicker(
             source_feed(session), source_label, accepts=is_research_source, name="sources", parent=self
         )
+        self.refill_when_back(self.sources_picker, lambda: source_feed(session))
         self.sources_picker.list.setMaximumHeight(170)
         self.add_picker(
             "source_ids",
@@ -222,7 +225,7 @@ class GenerateDialog(SessionDialog):
             self.estimate.setStyleSheet("")
         elif credits > balance:
             text += f" — more than the balance of {format_credits(balance)}."
-            self.estimate.setStyleSheet("color: #c62828;")
+            self.estimate.setStyleSheet(f"color: {tone('problem')};")
         else:
             text += f" of the balance of {format_credits(balance)}."
             self.estimate.setStyleSheet("")
