@@ -504,6 +504,9 @@ async def test_a_podcasts_figures_chosen_in_analytics_and_saved_as_csv_hold_what
     box = await until(lambda: episodes.analytics_box)
     await until(lambda: box.figures is not None and box.episode_id == top_id)
     assert box.figures is not None and box.isVisible()
+    # the details scrolled to the figures, not left at the facts above them
+    viewport = episodes.details_scroll.viewport()
+    await until(lambda: viewport.rect().contains(box.mapTo(viewport, QPoint(4, 4))))
     read = box.figures.analytics
     assert box.text_of("Downloads, all time") == f"{round(read.downloads.total):,}"
     assert box.text_of("Video views, last 90 days") == f"{round(read.video_views.total):,}"

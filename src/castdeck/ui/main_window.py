@@ -46,6 +46,7 @@ FALLBACK_PANE = "Episodes"
 
 OPEN_PANES = {
     "episode": "Episodes",
+    "episode_figures": "Episodes",
     "video": "Videos",
     "short": "Shorts",
     "voiceover": "Voiceovers",
@@ -61,6 +62,13 @@ class EpisodeListener(Protocol):
     """A pane that opens an episode's player and transcript (Episodes)."""
 
     def listen_to(self, episode_id: str) -> None: ...
+
+
+@runtime_checkable
+class EpisodeFigures(Protocol):
+    """A pane that shows an episode's figures (Episodes: in its details, below its facts)."""
+
+    def show_figures(self, episode_id: str) -> None: ...
 
 
 @runtime_checkable
@@ -260,6 +268,9 @@ class MainWindow(QMainWindow):
         if title is None:
             return
         pane = self.show_pane(title)
+        if kind == "episode_figures" and isinstance(pane, EpisodeFigures):
+            pane.show_figures(resource_id)
+            return
         reveal = getattr(pane, "reveal", None)
         if callable(reveal):
             reveal(resource_id)

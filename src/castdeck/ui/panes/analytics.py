@@ -312,7 +312,7 @@ class AnalyticsPane(QWidget):
     def _open_episode(self, index: QModelIndex) -> None:
         episode_id = self.proxy.data(index, EPISODE_ID_ROLE)
         if episode_id:
-            self.openRequested.emit("episode", str(episode_id))
+            self.openRequested.emit("episode_figures", str(episode_id))  # its figures, in its details
 
     # --- export ----------------------------------------------------------------------------------------------
 

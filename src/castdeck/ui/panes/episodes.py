@@ -13,7 +13,7 @@ import logging
 import re
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -54,6 +54,7 @@ from ..cells import (
 from ..dialogs.episode_dialogs import EpisodeCreateDialog, EpisodeEditDialog, PublishDialog, podcast_label
 from ..dialogs.generate_dialog import GenerateDialog
 from ..forms import FormDialog
+from ..palette import tone
 from ..pane import link_label
 from ..pane_failed import WindowFailed
 from ..pane_header import fit_filter
@@ -138,7 +139,7 @@ class PublishWait(QFrame):
         self.setObjectName("publishWait")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setStyleSheet(
-            "QFrame#publishWait { border: 1px solid #1565c0; border-left: 4px solid #1565c0; border-radius: 3px; }"
+            f"QFrame#publishWait {{ border: 1px solid {tone('info')}; border-left: 4px solid {tone('info')}; border-radius: 3px; }}"
         )
         self.title = title
         layout = QHBoxLayout(self)
@@ -503,6 +504,28 @@ class EpisodesPane(PicturedPane):
     def _edited(self, dialog: FormDialog) -> None:
         if isinstance(dialog.result_value, Episode):
             self.item_changed(dialog.result_value)
+
+    def show_figures(self, episode_id: str) -> None:
+        """Select the episode (read from the service when the list has not loaded it) and scroll its
+        details to its figures: a row of the Analytics table, opened."""
+        self.activate()
+        if self.select_id(episode_id):
+            self._scroll_to_figures()
+            return
+        self.run(self._show_figures(episode_id), "Could not read the episode to show its figures")
+
+    async def _show_figures(self, episode_id: str) -> None:
+        self.item_changed(await self.read_item(episode_id))
+        self._scroll_to_figures()
+
+    def _scroll_to_figures(self) -> None:
+        box = self.analytics_box
+        if box is None or self.current is None:
+            return
+        layout = self.details.layout()
+        if layout is not None:
+            layout.activate()  # the details just shown: their rows placed before the box is found
+        self.details_scroll.verticalScrollBar().setValue(box.mapTo(self.details, QPoint(0, 0)).y())
 
     def listen_to(self, episode_id: str) -> None:
         """Select the episode (read from the service when the list has not loaded it), then open
