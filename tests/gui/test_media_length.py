@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from castdeck.api.models import MediaJob
 from castdeck.services.media_actions import format_duration
+from castdeck.ui.listen.player_bar import time_text
 from castdeck.ui.panes.media import MediaPane, VideosPane
 from castdeck.ui.panes.media_length import FROM_FILE, FROM_SERVICE, ItemLength, clock_text, item_length
 from castdeck.ui.resource_model import SORT_ROLE
@@ -71,6 +72,8 @@ def test_whose_length_counts() -> None:
     )  # a new attempt: the old file's is not its length
     assert item_length(job(duration_seconds=True), None) is None and item_length(job(), 0.0) is None
     assert [clock_text(s) for s in (5, 396.4, 3725)] == ["0:05", "6:36", "1:02:05"]
+    # a part of a second is dropped everywhere, as the player's clock drops it: 56.6 s is 56 s
+    assert (clock_text(56.6), format_duration(56.6), time_text(56.6)) == ("0:56", "56 s", "00:56")
 
 
 @pytest.mark.asyncio

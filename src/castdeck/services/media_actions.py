@@ -78,10 +78,11 @@ def status_text(status: str | None) -> str:
 
 
 def format_duration(seconds: float | None) -> str:
-    """``420`` → ``7 min``, ``90`` → ``1 min 30 s``, ``3600`` → ``1 h``; empty for none."""
+    """``420`` → ``7 min``, ``90`` → ``1 min 30 s``, ``3600`` → ``1 h``; empty for none. A part of
+    a second is dropped, as the player's clock drops it (56.6 s reads 56 s in both)."""
     if seconds is None:
         return ""
-    total = round(float(seconds))
+    total = int(float(seconds))
     if total < 60:
         return f"{total} s"
     minutes, rest = divmod(total, 60)

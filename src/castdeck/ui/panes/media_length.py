@@ -45,8 +45,8 @@ def item_length(job: MediaJob, file_seconds: float | None) -> ItemLength | None:
 
 
 def clock_text(seconds: float) -> str:
-    """``396`` → ``6:36``, ``3725`` → ``1:02:05``."""
-    hours, rest = divmod(round(seconds), 3600)
+    """``396`` → ``6:36``, ``3725`` → ``1:02:05``; a part of a second dropped, as the player does."""
+    hours, rest = divmod(int(seconds), 3600)
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
 
 
