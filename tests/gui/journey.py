@@ -8,9 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from castdeck.ui.main_window import MainWindow
@@ -20,9 +21,12 @@ from tests.gui.helpers import dark_palette
 
 __all__ = [
     "both_schemes",
+    "choose_by_keys",
+    "click_link",
     "click_sidebar",
     "double_click_row",
     "every_window_on_screen",
+    "link_position",
     "open_main_window",
     "scheme",
 ]
@@ -90,3 +94,37 @@ def scheme(palette: QPalette) -> None:
     change to each widget; only those posted events are delivered, no nested event loop)."""
     QApplication.setPalette(palette)
     QCoreApplication.sendPostedEvents(None, QEvent.Type.ApplicationPaletteChange)
+
+
+def link_position(window: QWidget, label: QLabel, href: str) -> QPoint:
+    """Where the link to ``href`` is drawn in ``label``: found with the pointer, as a person finds
+    it (the label says which link is under the pointer as it moves)."""
+    hovered: list[str] = []
+    label.linkHovered.connect(hovered.append)
+    try:
+        QTest.mouseMove(window, QPoint(window.width() - 2, window.height() - 2))
+        area = label.contentsRect()
+        for y in range(area.top() + 2, area.bottom(), 4):
+            for x in range(area.left() + 1, area.right(), 3):
+                QTest.mouseMove(label, QPoint(x, y))
+                if hovered and hovered[-1] == href:
+                    return QPoint(x, y)
+    finally:
+        label.linkHovered.disconnect(hovered.append)
+    raise AssertionError(f"the link to {href} could not be found under the pointer in {label.text()!r}")
+
+
+def click_link(qtbot: QtBot, label: QLabel, href: str) -> None:
+    """Click the link to ``href`` in ``label`` with the mouse, where it is drawn."""
+    qtbot.mouseClick(label, Qt.MouseButton.LeftButton, pos=link_position(label.window(), label, href))
+
+
+def choose_by_keys(combo: QComboBox, text: str) -> None:
+    """Focus the list and press Down until it shows ``text``, as a keyboard user does."""
+    combo.setFocus(Qt.FocusReason.TabFocusReason)
+    QTest.keyClick(combo, Qt.Key.Key_Home)
+    for _ in range(combo.count()):
+        if combo.currentText() == text:
+            break
+        QTest.keyClick(combo, Qt.Key.Key_Down)
+    assert combo.currentText() == text, [combo.itemText(i) for i in range(combo.count())]

@@ -71,7 +71,7 @@ from castdeck.ui.scripts.pane import ScriptsPane
 from castdeck.ui.widgets import Banner, alive
 from tests.gui.conftest import ARTIFACTS, OnLine, quiet, until
 from tests.gui.helpers import new_podcast
-from tests.gui.journey import click_sidebar, every_window_on_screen, open_main_window
+from tests.gui.journey import click_sidebar, every_window_on_screen, link_position, open_main_window
 
 EFFECT_WAIT = 10.0
 """Seconds a click has to show its effect (a request may wait its turn on a loaded machine)."""
@@ -348,24 +348,6 @@ def into_view(widget: QWidget) -> None:
         parent = parent.parentWidget()
 
 
-async def link_position(case: Case, label: QLabel, href: str) -> QPoint:
-    """Where the link to ``href`` is drawn: found with the mouse, as the pointer finds it (the label
-    says which link is under it as the pointer moves)."""
-    hovered: list[str] = []
-    label.linkHovered.connect(hovered.append)
-    try:
-        QTest.mouseMove(case.window, QPoint(case.window.width() - 2, case.window.height() - 2))
-        area = label.contentsRect()
-        for y in range(area.top() + 2, area.bottom(), 4):
-            for x in range(area.left() + 1, area.right(), 3):
-                QTest.mouseMove(label, QPoint(x, y))
-                if hovered and hovered[-1] == href:
-                    return QPoint(x, y)
-    finally:
-        label.linkHovered.disconnect(hovered.append)
-    raise AssertionError(f"the link to {href} could not be found under the pointer in {label.text()!r}")
-
-
 def click_point(widget: QWidget) -> QPoint:
     if isinstance(widget, QCheckBox | QRadioButton):
         return QPoint(min(8, widget.width() // 2), widget.height() // 2)  # on its box (the whole row is not)
@@ -405,7 +387,7 @@ async def click(case: Case, target: Target, found: Found) -> None:
     into_view(widget)
     assert not widget.visibleRegion().isEmpty(), f"{target} is not on the screen"
     if isinstance(widget, QLabel) and found.href is not None:
-        where = await link_position(case, widget, found.href)
+        where = link_position(case.window, widget, found.href)
         if SIGNED.search(found.href):
             case.signed.add(found.href)
     else:

@@ -24,6 +24,8 @@ from tests.gui.conftest import OnLine, quiet, until
 from tests.gui.helpers import new_podcast
 from tests.gui.journey import (
     both_schemes,
+    choose_by_keys,
+    click_link,
     click_sidebar,
     double_click_row,
     every_window_on_screen,
@@ -65,6 +67,8 @@ async def test_ctrl_g_opens_generate_right_after_choosing_episodes_in_the_sideba
     await until(lambda: QApplication.focusWidget() is window.sidebar)
     QTest.keyClick(window.sidebar, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)  # a new draft
     await until(lambda: scripts.draft is not None and scripts.editor.isEnabled())
+    await on_line.background.drafts.flush()  # the new draft on disk before the test ends
+    await quiet()  # what the closed Generate dialog was still reading (its lists, the hosts' names)
 
 
 @pytest.mark.asyncio
@@ -96,7 +100,8 @@ async def test_a_draft_imported_as_written_and_its_episode_opened_from_the_scrip
     assert dialog.render_check.isChecked()
     assert RENDER_OFF_MEANS in [label.text() for label in dialog.findChildren(QLabel)]
     await dialog.podcast_picker.wait_loaded()
-    dialog.podcast_picker.set_selected(show.id)
+    choose_by_keys(dialog.podcast_picker, show.title)
+    assert dialog.podcast_picker.selected_id() == show.id
     box = dialog.render_check  # this once: a draft, no render (a click on the box at its left)
     qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(8, box.height() // 2))
     assert not dialog.render_check.isChecked()
@@ -122,7 +127,7 @@ async def test_a_draft_imported_as_written_and_its_episode_opened_from_the_scrip
 
     # the link in the draft's info line does the same (back in Scripts first)
     click_sidebar(qtbot, window, "Scripts")
-    pane.info.linkActivated.emit(f"episode:{episode_id}")
+    click_link(qtbot, pane.info, f"episode:{episode_id}")
     await until(lambda: window.current_pane() is episodes)
 
     # imported without rendering: once written it says why it cannot be published, and offers no Publish

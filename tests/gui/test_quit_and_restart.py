@@ -39,23 +39,18 @@ def documents(root: Path, tag: str) -> Path:
     return folder
 
 
-CLOCK = FastClock(10)
-"""The app's time in this test, ten times as fast as the machine's, across both starts: the
-service's hints (a second at least between polls) are honoured in it."""
-
-
 async def start_app(
-    qtbot: QtBot, args: argparse.Namespace, data: Path, line: Line | None = None
+    qtbot: QtBot, args: argparse.Namespace, data: Path, clock: FastClock, line: Line | None = None
 ) -> tuple[CastdeckApp, Background]:
-    """The app as ``castdeck --sandbox`` starts it; with ``line``, every request it makes (to the
-    service and to signed addresses) goes through that line."""
+    """The app as ``castdeck --sandbox`` starts it, on ``clock``; with ``line``, every request it
+    makes (to the service and to signed addresses) goes through that line."""
 
     def factory(url: str, key: str) -> Client:
         if line is None:
-            return Client(url, key, timeout=20.0, max_retries=2, clock=CLOCK)
-        return Client(url, key, timeout=20.0, http_transport=line, signed_transport=line, clock=CLOCK)
+            return Client(url, key, timeout=20.0, max_retries=2, clock=clock)
+        return Client(url, key, timeout=20.0, http_transport=line, signed_transport=line, clock=clock)
 
-    app = CastdeckApp(args, data, client_factory=factory, clock=CLOCK)
+    app = CastdeckApp(args, data, client_factory=factory, clock=clock)
     assert await app.open()
     assert app.window is not None and app.session is not None and app.background is not None
     qtbot.addWidget(app.window)
@@ -68,6 +63,11 @@ async def test_drop_generate_quit_restart_and_everything_finishes_once(
     qtbot: QtBot, tmp_path: Path, shot: Any
 ) -> None:
     QSettings().setValue(CONCURRENCY_KEY, 1)  # one at a time: some are still waiting at the quit
+    # The app's time, ten times as fast as the machine's from now, across both starts: the
+    # service's hints (a second at least between polls) are honoured in it. Made here, not when
+    # the module is imported: a suite reaching this test 15 minutes after collecting it gave the
+    # app a clock 2.5 hours ahead, and every upload slot (two hours) expired as it was reserved.
+    clock = FastClock(10)
     tag = uuid.uuid4().hex[:6]
     args = build_parser().parse_args(["--sandbox", "--data", str(tmp_path / "sb"), "--speed", "50"])
     data = tmp_path / "data"
@@ -78,7 +78,7 @@ async def test_drop_generate_quit_restart_and_everything_finishes_once(
     # polls of the new episodes and video wait, so their jobs are still running at the quit.
     line = Line()
     line.hold_bodies(after=2)
-    app, background = await start_app(qtbot, args, data, line)
+    app, background = await start_app(qtbot, args, data, clock, line)
     try:
         assert app.window is not None and app.session is not None
         sources = app.window.show_pane("Sources")
@@ -95,7 +95,14 @@ async def test_drop_generate_quit_restart_and_everything_finishes_once(
             "media_create", {"prompt": f"A video on tide clocks {tag}"}, collection="videos"
         )
         # quit while the first file is on its way and the generations have just been accepted
-        await until(lambda: any(i.state == "uploading" and i.sent > 0 for i in background.uploads.items()))
+        try:
+            await until(
+                lambda: any(i.state == "uploading" and i.sent > 0 for i in background.uploads.items())
+            )
+        except AssertionError as missed:  # what the queue and the line were doing instead
+            items = [(i.name, i.state, i.sent, i.error) for i in background.uploads.items()]
+            sent = [(s.method, s.path, s.status, s.fault) for s in line.sent[-12:]]
+            raise AssertionError(f"no file on its way: {items}; the line's last requests: {sent}") from missed
         await until(lambda: sum(e.state == "sent" for e in background.outbox.entries()) == 3)
         # "sent" is read from the store, which the disk thread writes a moment before the outbox
         # hands the job to the tracker: wait for the tracker's three jobs as well
@@ -114,7 +121,7 @@ async def test_drop_generate_quit_restart_and_everything_finishes_once(
             app.window.hide()  # (closing the last window would stop the test loop)
 
     # the next start: the same data folder, the sandbox again (on a new port), everything resumes
-    app, background = await start_app(qtbot, args, data)
+    app, background = await start_app(qtbot, args, data, clock)
     try:
         assert app.window is not None and app.session is not None
         panel = app.window.jobs_panel
