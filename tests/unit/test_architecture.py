@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def tool(name: str, *args: str) -> subprocess.CompletedProcess[str]:
     """A command of this environment (beside its Python), run at the project's root."""
     command = [str(Path(sys.executable).with_name(name)), *args]
-    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240, check=False)
 
 
 def test_import_contracts_hold() -> None:
@@ -53,3 +53,66 @@ def test_sandbox_shares_only_the_wire_contract() -> None:
             if not allowed:
                 offenders.append(f"{path.relative_to(ROOT)} imports {name}")
     assert offenders == []
+
+
+def _names_imported(path: Path) -> list[tuple[str, str, int]]:
+    """``(module, name, line)`` for every ``from castdeck... import name`` of ``path`` (absolute ones)."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").startswith("castdeck"):
+            found.extend((node.module or "", alias.name, node.lineno) for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.extend(
+                (alias.name, "", node.lineno) for alias in node.names if alias.name.startswith("castdeck")
+            )
+    return found
+
+
+def test_widgets_take_only_models_and_errors_from_the_client() -> None:
+    """GUIDE section 1: no API call is written in a widget. ``ui/`` imports from ``api/`` only the wire
+    models and the errors (the calls live in ``services/``: catalog, starting, media_actions...)."""
+    offenders = []
+    for path in sorted((ROOT / "src" / "castdeck" / "ui").rglob("*.py")):
+        for module, name, line in _names_imported(path):
+            if module == "castdeck.api" or module.startswith("castdeck.api."):
+                allowed = module in ("castdeck.api.models", "castdeck.api.errors") or module.startswith(
+                    "castdeck.api.models."
+                )
+                if not allowed:
+                    offenders.append(
+                        f"{path.relative_to(ROOT)}:{line} imports {name or module} from {module}"
+                    )
+    assert offenders == []
+
+
+def test_widgets_take_only_record_types_from_the_store() -> None:
+    """``ui/`` never opens the database or a file of the store: from ``store/`` it takes the record
+    types (classes, their exceptions among them), their state names and the kinds vocabulary."""
+    import importlib
+
+    # the early window paints the cached covers before the services are imported (start-up figure)
+    early = ("src/castdeck/ui/early/window.py", "picture_key")
+    offenders = []
+    for path in sorted((ROOT / "src" / "castdeck" / "ui").rglob("*.py")):
+        for module, name, line in _names_imported(path):
+            if not (module == "castdeck.store" or module.startswith("castdeck.store.")):
+                continue
+            if module == "castdeck.store.kinds":
+                continue
+            value = getattr(importlib.import_module(module), name, None) if name else None
+            state_name = isinstance(value, str) and name.isupper()
+            if (str(path.relative_to(ROOT)), name) != early and not (isinstance(value, type) or state_name):
+                offenders.append(f"{path.relative_to(ROOT)}:{line} imports {name or module} from {module}")
+    assert offenders == []
+
+
+def test_the_import_contract_catches_a_widget_that_calls_the_client(tmp_path: Path) -> None:
+    """The rule above reads real imports: a widget importing the client is reported with its line."""
+    widget = tmp_path / "widget.py"
+    widget.write_text(
+        "from castdeck.api.models import Host\nfrom castdeck.api import Client\n", encoding="utf-8"
+    )
+    assert _names_imported(widget) == [("castdeck.api.models", "Host", 1), ("castdeck.api", "Client", 2)]

@@ -55,6 +55,7 @@ __all__ = [
     "Recovered",
     "derive_title",
     "process_alive",
+    "read_script_text",
 ]
 
 log = logging.getLogger(__name__)
@@ -106,6 +107,13 @@ def process_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+async def read_script_text(path: Path) -> str:
+    """The text of a script file (read off the UI thread); raises :class:`ScriptFileError` with the
+    reason a creator can act on (missing, unreadable, not text, too large)."""
+    text, _ = await asyncio.to_thread(read_script_file, path)
+    return text
 
 
 def _absolute(path: Path) -> Path:

@@ -13,12 +13,14 @@ from __future__ import annotations
 from typing import Any
 
 from castdeck.api import Accepted
+from castdeck.api.models import EpisodeGenerateInput
+from castdeck.api.resources.base import body_of
 from castdeck.store.jobs import Job
 from castdeck.store.outbox import OutboxEntry
 
 from .outbox import Outbox
 
-__all__ = ["ACCEPTING_TEXT", "PENDING_TEXT", "JobStarter", "Started", "started_text"]
+__all__ = ["ACCEPTING_TEXT", "PENDING_TEXT", "Accepted", "JobStarter", "Started", "started_text"]
 
 PENDING_TEXT = (
     "The service did not answer yet. Castdeck keeps the request and sends it again with the same "
@@ -52,6 +54,10 @@ class JobStarter:
         )
         outcome = sent.outcome()
         return outcome if outcome is not None else sent.entry
+
+    async def generate_episode(self, payload: EpisodeGenerateInput) -> Started:
+        """Generate an episode from a prompt or a structured script (spec 4.2)."""
+        return await self.start("episode_generate", body_of(payload))
 
     def submit(
         self, kind: str, body: dict[str, Any] | None, *, collection: str | None = None,

@@ -12,7 +12,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
-from castdeck.api import CastdeckError, InputValidationError
+from castdeck.api.errors import CastdeckError, InputValidationError
 from castdeck.api.models import Account, FieldError
 from castdeck.services.profiles import KeyStore, Profile, ProfileStore, check_address, check_key, key_problem
 

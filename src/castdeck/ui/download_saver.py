@@ -15,7 +15,7 @@ from urllib.parse import urlparse
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from castdeck.api import CastdeckError
+from castdeck.api.errors import CastdeckError
 from castdeck.services.downloads import Downloads
 from castdeck.services.messages import error_text
 from castdeck.services.tasks import tasks

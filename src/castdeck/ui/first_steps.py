@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from typing import Literal
 
 from PySide6.QtCore import QSettings, QSize, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from castdeck.api import CastdeckError
-from castdeck.services import settings_later
+from castdeck.api.errors import CastdeckError
+from castdeck.services import catalog, settings_later
 from castdeck.services.jobs import JobTracker
 from castdeck.services.session import ConnectionState, Session
 from castdeck.services.tasks import tasks
@@ -36,6 +37,10 @@ STEPS_DONE = "firstrun/steps_done"
 STEPS = ("hosts", "podcast", "episode")
 PANES = {"hosts": "Hosts", "podcast": "Podcasts", "episode": "Episodes"}
 """The pane each step goes to (and, on the sandbox, whose opening ticks it)."""
+COLLECTION_OF_STEP: dict[str, Literal["hosts", "podcasts", "episodes"]] = {
+    "hosts": "hosts", "podcast": "podcasts", "episode": "episodes",
+}  # fmt: skip
+"""The list whose first item means the step was made."""
 
 TEXTS = {
     # step: (on the sandbox, on an account)
@@ -182,16 +187,8 @@ class FirstSteps(QFrame):
 
     async def _check(self, session: Session) -> None:
         try:
-            readers = {
-                "hosts": lambda c: c.hosts.list(limit=1).first_page(),
-                "podcast": lambda c: c.podcasts.list(limit=1).first_page(),
-                "episode": lambda c: c.episodes.list(limit=1).first_page(),
-            }
             for step in STEPS:
-                if step in self.done:
-                    continue
-                page = await session.call(readers[step])
-                if page.items:
+                if step not in self.done and await catalog.has_any(session, COLLECTION_OF_STEP[step]):
                     self.mark_done(step)
         finally:
             self._checking = False

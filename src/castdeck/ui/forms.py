@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from castdeck.api import ApiError, CastdeckError, InputValidationError
+from castdeck.api.errors import ApiError, CastdeckError, InputValidationError
 from castdeck.api.models import FieldError, field_errors
 from castdeck.services.tasks import tasks
 

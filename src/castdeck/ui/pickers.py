@@ -14,9 +14,10 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
-from castdeck.api import CastdeckError
+from castdeck.api.errors import CastdeckError
 from castdeck.api.models import Host, Podcast, Source
-from castdeck.services.listing import ListFeed, list_key
+from castdeck.services import catalog
+from castdeck.services.listing import ListFeed
 from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
 
@@ -36,15 +37,15 @@ ID_ROLE = Qt.ItemDataRole.UserRole
 
 
 def host_feed(session: Session) -> ListFeed[Host]:
-    return ListFeed(session, "host", list_key("hosts"), lambda c: c.hosts.list(limit=100), Host)
+    return catalog.hosts(session)
 
 
 def podcast_feed(session: Session) -> ListFeed[Podcast]:
-    return ListFeed(session, "podcast", list_key("podcasts"), lambda c: c.podcasts.list(limit=100), Podcast)
+    return catalog.podcasts(session)
 
 
 def source_feed(session: Session) -> ListFeed[Source]:
-    return ListFeed(session, "source", list_key("sources"), lambda c: c.sources.list(limit=100), Source)
+    return catalog.sources(session)
 
 
 def host_label(host: Host) -> str:

@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from PySide6.QtCore import QObject, QSize, Signal
 from PySide6.QtGui import QImage, QPixmap
 
-from castdeck.api import CastdeckError
+from castdeck.api.errors import CastdeckError
 from castdeck.services.artwork import Artwork
 from castdeck.services.session import Session
 from castdeck.services.tasks import tasks

@@ -26,7 +26,7 @@ from PySide6.QtCore import (
     Signal,
 )
 
-from castdeck.api import CastdeckError
+from castdeck.api.errors import CastdeckError
 from castdeck.services.listing import ListFeed
 from castdeck.services.tasks import tasks
 

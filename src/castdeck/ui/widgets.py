@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from castdeck.api import CastdeckError
+from castdeck.api.errors import CastdeckError
 from castdeck.services.messages import MESSAGE_LIMIT, clip, error_text
 from castdeck.services.safe_html import clip_text, looks_like_html, safe_html
 

@@ -10,7 +10,7 @@ import time
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from castdeck.api import CastdeckError
+from castdeck.api.errors import CastdeckError
 from castdeck.api.models import Episode
 from castdeck.services.analytics import Analytics, EpisodeFigures
 from castdeck.services.messages import error_text

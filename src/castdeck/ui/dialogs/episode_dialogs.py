@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from castdeck.api import CastdeckError
+from castdeck.api.errors import CastdeckError
 from castdeck.api.models import (
     Episode,
     EpisodeCreate,
@@ -32,6 +32,7 @@ from castdeck.api.models import (
     PublishInput,
 )
 from castdeck.api.models.limits import MAX_EPISODE_DESCRIPTION_CHARS, MAX_EPISODE_TITLE_CHARS
+from castdeck.services import catalog
 from castdeck.services.listing import ListFeed
 from castdeck.services.session import Session
 
@@ -184,7 +185,7 @@ class EpisodeCreateDialog(SessionDialog):
         super().__init__(
             session,
             "New episode",
-            lambda payload: session.call(lambda c: c.episodes.create(payload), write=True),
+            lambda payload: catalog.create_episode(session, payload),
             submit_label="Create episode",
             parent=parent,
         )
@@ -239,7 +240,7 @@ class EpisodeEditDialog(SessionDialog):
         super().__init__(
             session,
             "Edit episode",
-            lambda payload: session.call(lambda c: c.episodes.update(episode.id, payload), write=True),
+            lambda payload: catalog.update_episode(session, episode.id, payload),
             submit_label="Save changes",
             parent=parent,
         )

@@ -26,7 +26,6 @@ from castdeck.api.models.limits import (
     MIN_EPISODE_LENGTH_MINUTES,
     MIN_EPISODE_PROMPT_CHARS,
 )
-from castdeck.api.resources.base import body_of
 from castdeck.scripts import HostRef, credits_for
 from castdeck.services.background import Background
 from castdeck.services.render_choice import RENDER_OFF_MEANS, remember_render, render_chosen
@@ -291,4 +290,4 @@ class GenerateDialog(SessionDialog):
         send of it; or the kept request when no answer came (it is resent by itself)."""
         self.attempts += 1
         remember_render(bool(payload.render))  # the next Generate or Import starts from this choice
-        return await self.background.starter.start("episode_generate", body_of(payload))
+        return await self.background.starter.generate_episode(payload)

@@ -20,6 +20,7 @@ from castdeck.api.models.limits import (
     MAX_HOST_TITLE_CHARS,
     MIN_HOST_BACKSTORY_CHARS,
 )
+from castdeck.services import catalog
 from castdeck.services.session import Session
 
 from ..forms import TALLEST, FieldRow, FormDialog
@@ -187,9 +188,9 @@ class HostDialog(FormDialog):
         host = self.host
         if host is None:
             assert isinstance(payload, HostCreate)
-            return await self.session.call(lambda c: c.hosts.create(payload), write=True)
+            return await catalog.create_host(self.session, payload)
         assert isinstance(payload, HostUpdate)
-        return await self.session.call(lambda c: c.hosts.update(host.id, payload), write=True)
+        return await catalog.update_host(self.session, host.id, payload)
 
     def revalidate(self) -> bool:
         ok = super().revalidate()

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QComboBox, QLineEdit, QPlainTextEdit, QWidget
 
 from castdeck.api.models import FieldError, Podcast, PodcastCreate, PodcastUpdate
 from castdeck.api.models.limits import DEFAULT_PODCAST_LANGUAGE, MAX_PODCAST_TITLE_CHARS
+from castdeck.services import catalog
 from castdeck.services.session import Session
 
 from ..pickers import CheckPicker, host_feed, host_label
@@ -168,6 +169,6 @@ class PodcastDialog(SessionDialog):
         podcast = self.podcast
         if podcast is None:
             assert isinstance(payload, PodcastCreate)
-            return await self.session.call(lambda c: c.podcasts.create(payload), write=True)
+            return await catalog.create_podcast(self.session, payload)
         assert isinstance(payload, PodcastUpdate)
-        return await self.session.call(lambda c: c.podcasts.update(podcast.id, payload), write=True)
+        return await catalog.update_podcast(self.session, podcast.id, payload)

@@ -24,8 +24,9 @@ from PySide6.QtWidgets import (
 from castdeck.scripts import HostRef, analyze, read_structured, to_structured
 from castdeck.scripts.estimate import estimate_turns
 from castdeck.services.background import Background
+from castdeck.services.drafts import read_script_text
 from castdeck.services.tasks import tasks
-from castdeck.store.script_files import ScriptFileError, read_script_file
+from castdeck.store.script_files import ScriptFileError
 
 from ..file_dialogs import use_folder
 from ..widgets import run_dialog
@@ -156,7 +157,7 @@ class ScriptSource(QWidget):
 
     async def _read_file(self, path: Path) -> None:
         try:
-            text, _ = await asyncio.to_thread(read_script_file, path)
+            text = await read_script_text(path)
         except ScriptFileError as error:
             self.text, self.error = None, str(error)
         else:

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from castdeck.api.models import Source
 from castdeck.api.models.limits import MAX_TEXT_SOURCE_CHARS
 from castdeck.api.models.sources import SourceCreateInput, parse_source_create
+from castdeck.services import catalog
 from castdeck.services.session import Session
 
 from ..forms import FieldRow, FormDialog
@@ -163,7 +164,7 @@ class SourceDialog(FormDialog):
     # --- sending -------------------------------------------------------------------------------------------
 
     async def _send_source(self, payload: SourceCreateInput) -> Source:
-        return await self.session.call(lambda c: c.sources.create(payload), write=True)
+        return await catalog.create_source(self.session, payload)
 
     def revalidate(self) -> bool:
         ok = super().revalidate()

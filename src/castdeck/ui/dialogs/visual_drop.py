@@ -17,7 +17,7 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QLabel, QListWidgetItem, QVBoxLayout, QWidget
 
-from castdeck.api import CastdeckError
+from castdeck.api.errors import CastdeckError
 from castdeck.api.models import Source
 from castdeck.api.models.limits import MAX_VOICEOVER_SOURCES, MAX_VOICEOVER_VISUALS
 from castdeck.services.background import Background

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from castdeck.api import CastdeckError
+from castdeck.api.errors import CastdeckError
 from castdeck.services.background import Background
 from castdeck.services.event_loop import TURN_SHARE, turn_spent
 from castdeck.services.outbox import job_kind_of

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from castdeck.api import CastdeckError
+from castdeck.api.errors import CastdeckError
 from castdeck.api.models import Episode
 from castdeck.services.media_cache import EpisodeMedia, ListenMedia
 from castdeck.services.tasks import close_owned, tasks

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from castdeck.api import CastdeckError
+from castdeck.api.errors import CastdeckError
 from castdeck.services.analytics import Analytics, PodcastFigures
 from castdeck.services.analytics_export import APP_HEADER, EPISODE_HEADER, app_rows, episode_rows, write_csv
 from castdeck.services.session import Session

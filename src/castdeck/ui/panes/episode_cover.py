@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QPushButton
 
-from castdeck.api import CastdeckError, UploadError
+from castdeck.api.errors import CastdeckError, UploadError
 from castdeck.api.models import Episode
-from castdeck.api.uploads import check_image_file
+from castdeck.services import catalog
 
 from ..file_dialogs import use_folder
 
@@ -65,7 +65,7 @@ class CoverReplacer(QObject):
     async def _send(self, episode: Episode, path: Path) -> None:
         pane = self.pane
         try:
-            await pane.session.on_disk(check_image_file, path)
+            await catalog.check_cover_file(pane.session, path)
         except UploadError as error:
             pane.banner.show_message(f"“{path.name}” was not sent: {error.reason}.", kind="error")
             return
@@ -77,9 +77,7 @@ class CoverReplacer(QObject):
         self.sending = True
         pane.cover.set_busy("Sending the new cover…")  # replace() ignores asks until it is done
         try:
-            result = await pane.session.call(
-                lambda c: c.episodes.upload_image(str(episode.id), path), write=True
-            )
+            result = await catalog.replace_episode_cover(pane.session, str(episode.id), path)
         except CastdeckError as error:
             pane.banner.show_error(error, "The cover was not replaced")
             return

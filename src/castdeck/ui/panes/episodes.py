@@ -26,14 +26,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from castdeck.api import Accepted
 from castdeck.api.models import Episode, EpisodeAccepted, PublishInput, PublishResult
+from castdeck.services import catalog
 from castdeck.services.background import Background
 from castdeck.services.jobs import job_text
-from castdeck.services.listing import ListFeed, list_key
+from castdeck.services.listing import ListFeed
 from castdeck.services.publish import NOT_RENDERED_NOTE, PublishBlocked, never_rendered
 from castdeck.services.session import Session
-from castdeck.services.starting import started_text
+from castdeck.services.starting import Accepted, started_text
 from castdeck.store.jobs import Job
 from castdeck.store.outbox import OutboxEntry
 
@@ -287,14 +287,7 @@ class EpisodesPane(PicturedPane):
     def open_list(self) -> ListFeed[Episode]:
         filters = self.filter_values()
         self._active_filters = filters
-        size = self.page_size
-        return ListFeed(
-            self.session,
-            "episode",
-            list_key("episodes", **filters),
-            lambda c: c.episodes.list(limit=size, **{k: v for k, v in filters.items() if v}),
-            Episode,
-        )
+        return catalog.episodes(self.session, self.page_size, filters)
 
     def _filters_changed(self, *_: object) -> None:
         if self._activated and self.filter_values() != self._active_filters:
@@ -445,6 +438,10 @@ class EpisodesPane(PicturedPane):
         actions.append(self.delete_button)
         return actions
 
+    def first_step(self) -> None:
+        """The empty list's "Generate episode": the way most episodes are made."""
+        self.generate()
+
     def new_item(self) -> None:
         dialog = EpisodeCreateDialog(self.session, self._podcast_hint(), parent=self)
         self.open_dialog(dialog, self._created)
@@ -487,7 +484,7 @@ class EpisodesPane(PicturedPane):
 
     async def read_item(self, episode_id: str) -> Episode:
         """The episode as the service has it now; its generation job (if followed) hears of it too."""
-        episode = await self.session.call(lambda c: c.episodes.get(episode_id))
+        episode = await catalog.episode(self.session, episode_id)
         self.background.jobs.observe("episode", str(episode.id), episode)
         return episode
 
@@ -664,7 +661,7 @@ class EpisodesPane(PicturedPane):
         )
         if not confirmed:
             return
-        fresh = await self.session.call(lambda c: c.episodes.unpublish(episode.id), write=True)
+        fresh = await catalog.unpublish_episode(self.session, episode.id)
         self.item_changed(fresh)
         self.banner.show_message(f"“{title}” is a draft again.")
 
@@ -683,7 +680,7 @@ class EpisodesPane(PicturedPane):
         )
         if not confirmed:
             return
-        await self.session.call(lambda c: c.episodes.delete(episode.id), write=True)
+        await catalog.delete_episode(self.session, episode.id)
         self.stop_waiting(str(episode.id))
         self.item_removed(str(episode.id))
         self.banner.show_message(f"Deleted “{title}”.")

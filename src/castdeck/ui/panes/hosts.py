@@ -9,7 +9,8 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHeaderView, QLabel, QPushButton, QWidget
 
 from castdeck.api.models import Host
-from castdeck.services.listing import ListFeed, list_key
+from castdeck.services import catalog
+from castdeck.services.listing import ListFeed
 from castdeck.services.session import Session
 
 from ..dialogs.host_dialog import HostDialog
@@ -110,11 +111,13 @@ class HostsPane(PicturedPane):
         return host_columns()
 
     def open_list(self) -> ListFeed[Host]:
-        size = self.page_size
-        return ListFeed(self.session, "host", list_key("hosts"), lambda c: c.hosts.list(limit=size), Host)
+        return catalog.hosts(self.session, self.page_size)
 
     async def fetch_item(self, item: Host) -> Host:
-        return await self.session.call(lambda c: c.hosts.get(item.id))
+        return await catalog.host(self.session, item.id)
+
+    async def read_item(self, host_id: str) -> Host:
+        return await catalog.host(self.session, host_id)
 
     def picture_url(self, item: Host) -> str | None:
         """The spec shows no host picture; an answer that carries one (a tolerant model keeps unknown
@@ -208,6 +211,6 @@ class HostsPane(PicturedPane):
         )
         if not confirmed:
             return
-        await self.session.call(lambda c: c.hosts.delete(host.id), write=True)
+        await catalog.delete_host(self.session, host.id)
         self.item_removed(str(host.id))
         self.banner.show_message(f"Archived the host “{name}”.", kind="info")

@@ -24,7 +24,7 @@ from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QAbstractButton, QFormLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from castdeck.api import CastdeckError
+from castdeck.api.errors import CastdeckError
 from castdeck.api.models import Host, MediaJob, MediaOptions
 from castdeck.services.background import Background
 from castdeck.services.listing import ListFeed

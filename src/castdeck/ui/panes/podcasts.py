@@ -10,9 +10,10 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QPushButton, QWidget
 
-from castdeck.api import CastdeckError
+from castdeck.api.errors import CastdeckError
 from castdeck.api.models import Podcast
-from castdeck.services.listing import ListFeed, list_key
+from castdeck.services import catalog
+from castdeck.services.listing import ListFeed
 from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
 
@@ -142,10 +143,7 @@ class PodcastsPane(PicturedPane):
         return podcast_columns()
 
     def open_list(self) -> ListFeed[Podcast]:
-        size = self.page_size
-        return ListFeed(
-            self.session, "podcast", list_key("podcasts"), lambda c: c.podcasts.list(limit=size), Podcast
-        )
+        return catalog.podcasts(self.session, self.page_size)
 
     def reload(self) -> None:
         super().reload()
@@ -153,7 +151,10 @@ class PodcastsPane(PicturedPane):
         self.names.load("host")
 
     async def fetch_item(self, item: Podcast) -> Podcast:
-        return await self.session.call(lambda c: c.podcasts.get(item.id))
+        return await catalog.podcast(self.session, item.id)
+
+    async def read_item(self, podcast_id: str) -> Podcast:
+        return await catalog.podcast(self.session, podcast_id)
 
     def card_subtitle(self, item: Podcast) -> str:
         count = item.episode_count

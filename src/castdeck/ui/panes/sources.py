@@ -37,10 +37,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from castdeck.api import NotFoundError
+from castdeck.api.errors import NotFoundError
 from castdeck.api.models import Source
+from castdeck.services import catalog
 from castdeck.services.background import Background
-from castdeck.services.listing import ListFeed, list_key
+from castdeck.services.listing import ListFeed
 from castdeck.services.session import Session
 from castdeck.services.uploads import UploadQueue
 from castdeck.store.jobs import Job
@@ -277,13 +278,10 @@ class SourcesPane(ResourcePane):
         return source_columns()
 
     def open_list(self) -> ListFeed[Source]:
-        size = self.page_size
-        return ListFeed(
-            self.session, "source", list_key("sources"), lambda c: c.sources.list(limit=size), Source
-        )
+        return catalog.sources(self.session, self.page_size)
 
     async def fetch_item(self, item: Source) -> Source:
-        return await self.session.call(lambda c: c.sources.get(item.id))
+        return await catalog.source(self.session, item.id)
 
     def show_item(self, item: Source) -> None:
         note, note_kind = None, "info"
@@ -363,7 +361,7 @@ class SourcesPane(ResourcePane):
         )
         if not confirmed:
             return
-        await self.session.call(lambda c: c.sources.delete(source.id), write=True)
+        await catalog.delete_source(self.session, source.id)
         self.item_removed(str(source.id))
         self.banner.show_message(f"Deleted the source “{name}”.", kind="info")
 
@@ -469,6 +467,10 @@ class SourcesPane(ResourcePane):
             view.select_ids(attention[:1])
         view.table.setFocus()
 
+    def first_step(self) -> None:
+        """The empty list's "Add files…"."""
+        self.add_files()
+
     def add_files(self) -> None:
         """Ctrl+O: choose files in a (non-blocking) file dialog; they go into the queue like a drop."""
         old = self.file_dialog
@@ -534,7 +536,7 @@ class SourcesPane(ResourcePane):
 
     async def read_item(self, source_id: str) -> Source:
         """One source read fresh from the service (a job card's "Open" reveals it with this)."""
-        return await self.session.call(lambda c: c.sources.get(source_id))
+        return await catalog.source(self.session, source_id)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

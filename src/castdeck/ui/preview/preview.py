@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from castdeck.api import CastdeckError
+from castdeck.api.errors import CastdeckError
 from castdeck.api.models import MediaJob
 from castdeck.services.media_files import MediaFile, MediaFileError, MediaFiles, Preparing, preparing_text
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import Q_ARG, QObject, QPointF, QRectF, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QImage, QLinearGradient, QPainter, QPainterPath, QPixmap
 
-from castdeck.api import CastdeckError
+from castdeck.api.errors import CastdeckError
 from castdeck.services.media_files import MediaFile, MediaFiles
 
 from .. import multimedia
