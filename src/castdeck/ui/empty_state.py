@@ -7,23 +7,16 @@ hides every row. The pane decides when to show it (see ``ResourcePane``).
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
-from types import ModuleType
+from typing import Literal
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
+from . import icons
+
 __all__ = ["EMPTY_TEXTS", "EmptyState", "EmptyText", "empty_text", "nothing_matches"]
-
-
-def _icons() -> ModuleType | None:
-    """The icon module, when there is one (it arrives with the app's own icons)."""
-    try:
-        return importlib.import_module("castdeck.ui.icons")
-    except ModuleNotFoundError:
-        return None
 
 
 @dataclass(frozen=True)
@@ -32,8 +25,9 @@ class EmptyText:
     body: str
     button: str | None = None
     """The primary button's text; ``None`` when there is no next step to offer."""
-    action: str = "new_item"
-    """The pane's method the button calls (``new_item`` unless the kind has a better first step)."""
+    action: Literal["first_step", "clear_filter"] = "first_step"
+    """What the button does: the pane's ``first_step()`` (its New, or the kind's better first step:
+    Generate for episodes, Add files for sources), or clear the filter box."""
     icon: str = ""
 
 
@@ -54,14 +48,12 @@ EMPTY_TEXTS: dict[str, EmptyText] = {
         "No episodes yet",
         "Generate an episode from a prompt, a script, or imported text.",
         "Generate episode",
-        action="generate",
         icon="episodes",
     ),
     "source": EmptyText(
         "No sources yet",
         "Add research sources: drop files or whole folders here, or add a web page.",
         "Add files…",
-        action="add_files",
         icon="sources",
     ),
     "video": EmptyText(
@@ -232,12 +224,10 @@ class EmptyState(QFrame):
             self._set_icon(self.text.icon)  # the icon is drawn in the palette's colours
 
     def _set_icon(self, name: str) -> None:
-        module = _icons() if name else None
-        names = getattr(module, "icon_names", None)
-        if module is None or (callable(names) and name not in names()):
+        if not name or name not in icons.icon_names():
             self.icon_label.clear()
             self.icon_label.hide()
             return
-        self.icon_label.setPixmap(module.icon(name).pixmap(self.ICON_SIZE, self.ICON_SIZE))
+        self.icon_label.setPixmap(icons.icon(name).pixmap(self.ICON_SIZE, self.ICON_SIZE))
         self.icon_label.setAccessibleName("")  # decoration: the title says what it shows
         self.icon_label.show()

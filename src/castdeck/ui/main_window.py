@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from PySide6.QtCore import QEvent, QSettings, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QShowEvent
@@ -29,8 +29,19 @@ from . import icons
 from .first_steps import FirstSteps
 from .jobs.notifier import Notifier
 from .jobs.panel import JobsPanel
-from .pane import ResourcePane
 from .pane_failed import PaneFailed
+from .pane_roles import (
+    Creates,
+    EpisodeFigures,
+    EpisodeGenerator,
+    EpisodeListener,
+    Filters,
+    OpensItems,
+    Refreshes,
+    Reveals,
+    Shown,
+    ShowsUploads,
+)
 from .panes import PaneSpec, pane_specs
 from .screen_fit import fit_window, restore_main_window
 from .status import StatusBar
@@ -55,27 +66,6 @@ OPEN_PANES = {
     "podcast_analytics": "Analytics",
 }
 """Which pane shows an item of each kind (a job card's or a pane's "Open")."""
-
-
-@runtime_checkable
-class EpisodeListener(Protocol):
-    """A pane that opens an episode's player and transcript (Episodes)."""
-
-    def listen_to(self, episode_id: str) -> None: ...
-
-
-@runtime_checkable
-class EpisodeFigures(Protocol):
-    """A pane that shows an episode's figures (Episodes: in its details, below its facts)."""
-
-    def show_figures(self, episode_id: str) -> None: ...
-
-
-@runtime_checkable
-class EpisodeGenerator(Protocol):
-    """A pane that opens the generate dialog (Episodes)."""
-
-    def generate(self) -> Any: ...
 
 
 class MainWindow(QMainWindow):
@@ -133,6 +123,7 @@ class MainWindow(QMainWindow):
         body.addWidget(self.stack, 1)
         outer.addLayout(body, 1)
         self.setCentralWidget(central)
+        self.actions_by_name: dict[str, QAction] = {}
         self.sidebar.currentRowChanged.connect(self._switch)
 
         self.status = StatusBar(self)
@@ -271,9 +262,8 @@ class MainWindow(QMainWindow):
         if kind == "episode_figures" and isinstance(pane, EpisodeFigures):
             pane.show_figures(resource_id)
             return
-        reveal = getattr(pane, "reveal", None)
-        if callable(reveal):
-            reveal(resource_id)
+        if isinstance(pane, Reveals):
+            pane.reveal(resource_id)
 
     def listen_to(self, episode_id: str) -> None:
         """A job card's Play: the episode selected in Episodes, its player and transcript opened."""
@@ -283,9 +273,8 @@ class MainWindow(QMainWindow):
 
     def show_uploads(self) -> None:
         pane = self.show_pane("Sources")
-        show_queue = getattr(pane, "show_uploads", None)
-        if callable(show_queue):
-            show_queue()
+        if isinstance(pane, ShowsUploads):
+            pane.show_uploads()
 
     @property
     def panes(self) -> list[QWidget]:
@@ -309,9 +298,8 @@ class MainWindow(QMainWindow):
             except Exception as error:  # the window stays whole: the pane's place says why
                 log.exception("the %s pane could not be built", spec.title)
                 pane = PaneFailed(spec.title, error, lambda: self._build_again(row), self.stack)
-            opens = getattr(pane, "openRequested", None)
-            if opens is not None:
-                opens.connect(self.open_item)
+            if isinstance(pane, OpensItems):
+                pane.openRequested.connect(self.open_item)
             self.stack.insertWidget(row, pane)
             if placeholder is not None:
                 self.stack.removeWidget(placeholder)
@@ -356,9 +344,9 @@ class MainWindow(QMainWindow):
             # in two fdatasync calls, and under disk load (uploads, the sandbox rendering) one took
             # 0.4 to 0.5 s of the UI thread at a pane switch (benchmarks/soak.py).
             self.first_steps.pane_shown(self._specs[row].title)
-            activate = getattr(pane, "activate", None)
-            if callable(activate):
-                activate()
+            if isinstance(pane, Shown):
+                pane.activate()
+            self._pane_actions_follow(pane)
 
     # --- actions -------------------------------------------------------------------------------------------
 
@@ -367,7 +355,6 @@ class MainWindow(QMainWindow):
         file_menu = menu.addMenu("&File")
         go_menu = menu.addMenu("&Go")
         view_menu = menu.addMenu("&View")
-        self.actions_by_name: dict[str, QAction] = {}
 
         def action(name: str, text: str, shortcut: QKeySequence | QKeySequence.StandardKey | str | None,
                    slot: Callable[[], Any], menu_: Any, glyph: QIcon | None = None) -> QAction:  # fmt: skip
@@ -413,21 +400,30 @@ class MainWindow(QMainWindow):
         return lambda: self.sidebar.setCurrentRow(row)
 
     def _new_item(self) -> None:
-        pane: Any = self.current_pane()
-        if (
-            isinstance(pane, ResourcePane) and pane.new_button is not None and pane.new_button.isEnabled()
-        ) or (hasattr(pane, "new_item") and not isinstance(pane, ResourcePane)):
+        pane = self.current_pane()
+        if isinstance(pane, Creates) and pane.can_create():
             pane.new_item()
 
     def _refresh(self) -> None:
-        pane: Any = self.current_pane()
-        if hasattr(pane, "refresh"):
+        pane = self.current_pane()
+        if isinstance(pane, Refreshes):
             pane.refresh()
 
     def _filter(self) -> None:
-        pane: Any = self.current_pane()
-        if hasattr(pane, "focus_filter"):
+        pane = self.current_pane()
+        if isinstance(pane, Filters):
             pane.focus_filter()
+
+    def _pane_actions_follow(self, pane: QWidget) -> None:
+        """New, Refresh and Filter are enabled on a pane that has them (disabled, they say so)."""
+        enabled = {
+            "new": isinstance(pane, Creates) and pane.can_create(),
+            "refresh": isinstance(pane, Refreshes),
+            "filter": isinstance(pane, Filters),
+        }
+        for name, on in enabled.items():
+            if name in self.actions_by_name:
+                self.actions_by_name[name].setEnabled(on)
 
     # --- sandbox -------------------------------------------------------------------------------------------
 

@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from castdeck.api import CastdeckError
+from castdeck.api.errors import CastdeckError
 from castdeck.services.listing import ListFeed
 from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
@@ -119,6 +119,8 @@ class ResourcePane(QWidget):
         self.refresh_button.clicked.connect(self.refresh)
         header.addWidget(self.refresh_button)
         self.new_button: QPushButton | None = None
+        self.dialog: QDialog | None = None
+        """The dialog opened last (``open_dialog``)."""
         if self.new_label:
             self.new_button = QPushButton(self.new_label, self)
             self.new_button.setAccessibleName(self.new_label)
@@ -222,13 +224,23 @@ class ResourcePane(QWidget):
         return item
 
     def new_item(self) -> None:
-        """Ctrl+N: open the create dialog (panes that can create override this)."""
+        """Ctrl+N and the New button: open the create dialog (panes with ``new_label`` override this)."""
+
+    def can_create(self) -> bool:
+        """Whether the pane has a New button (Ctrl+N is disabled on the others)."""
+        return self.new_button is not None
+
+    def first_step(self) -> None:
+        """The empty list's button: New by default; a kind with a better first step overrides it."""
+        self.new_item()
+
+    def filter_values(self) -> dict[str, str | None]:
+        """The filters the service applies to the list (a podcast, a status); none by default."""
+        return {}
 
     def server_filters_active(self) -> bool:
-        """Whether filters the service applies (a podcast, a status) narrow the list: an empty list
-        then says so. By default, any value of a subclass's ``filter_values()``."""
-        values = getattr(self, "filter_values", None)
-        return callable(values) and any(values().values())
+        """Whether filters the service applies narrow the list: an empty list then says so."""
+        return any(self.filter_values().values())
 
     # --- pictures (cards and the table's first column) -----------------------------------------------------
 
@@ -289,7 +301,7 @@ class ResourcePane(QWidget):
     def open_dialog(self, dialog: D, done: Callable[[D], None]) -> D:
         """Open a dialog window-modally (never ``exec()``), kept as ``self.dialog`` (tests find it
         there); ``done(dialog)`` runs once the service accepted what it sent."""
-        old = getattr(self, "dialog", None)
+        old = self.dialog
         if old is not None and alive(old) and not old.isVisible():
             old.deleteLater()
         self.dialog = dialog
@@ -356,12 +368,18 @@ class ResourcePane(QWidget):
         self.activate()
         if self.select_id(item_id):
             return
-        read = getattr(self, "read_item", None)
-        if callable(read):
-            self.run(self._reveal(read, item_id), "Could not read the item")
+        self.run(self._reveal(item_id), "Could not read the item")
 
-    async def _reveal(self, read: Callable[[str], Coroutine[Any, Any, Any]], item_id: str) -> None:
-        self.item_changed(await read(item_id))
+    async def read_item(self, item_id: str) -> Any:
+        """The item with this id as the service has it now (``None``: this kind is not read one by one)."""
+        return None
+
+    async def _reveal(self, item_id: str) -> None:
+        item = await self.read_item(item_id)
+        if item is None:
+            self.banner.show_message(f"That {self.kind or 'item'} is not in this list.", kind="info")
+            return
+        self.item_changed(item)
 
     def item_changed(self, item: Any, *, select: bool = True) -> None:
         """A create or edit succeeded: show the new state in the list and the details."""

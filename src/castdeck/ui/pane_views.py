@@ -253,8 +253,7 @@ class PaneViews(QObject):
         self.empty.set_reason(self.pane.session.write_block_reason)
 
     def _next_step(self) -> None:
-        action = getattr(self.pane, self.empty.text.action, None)
-        (action if callable(action) else self.pane.new_item)()
+        self.pane.first_step()
 
     def _clear_filter(self) -> None:
         self.pane.filter_edit.clear()

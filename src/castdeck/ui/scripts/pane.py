@@ -270,6 +270,9 @@ class ScriptsPane(ScriptActions):
     def new_item(self) -> None:
         self.run(self._new_draft(), "Could not make a draft")
 
+    def can_create(self) -> bool:
+        return True
+
     def refresh(self) -> None:
         self.load_hosts()
         self.reload_list()
