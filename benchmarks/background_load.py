@@ -2,7 +2,7 @@
 transcript following, in the real window.
 
     uv run python benchmarks/background_load.py [--jobs 200] [--uploads 10] [--upload-mib 40]
-                                                 [--seconds 60] [--idle-seconds 20] [--network-thread]
+                                                 [--seconds 60] [--idle-seconds 20]
 
 The app's own objects (a Session, its Background with the job tracker, outbox and upload queue,
 the MainWindow with the Jobs dock and the Sources pane's upload queue visible, and the Listen
@@ -200,7 +200,6 @@ async def run(base_url: str, args: argparse.Namespace, work: Path, spoken: dict[
         Profile("bench", base_url, sandbox=True), DEMO_KEY, cache,
         client_factory=lambda url, key: Client(
             url, key, timeout=30.0, max_retries=2, http_transport=transport,
-            network_thread=args.network_thread,
         ),
     )  # fmt: skip
     background = Background(session, work / "background")
@@ -283,9 +282,6 @@ async def run(base_url: str, args: argparse.Namespace, work: Path, spoken: dict[
         if hints:
             rates.append(len(polls) / (window_seconds / 60))
             allowed.append(60 / statistics.median(hints))
-    print(
-        f"the service's requests sent from: {'a network thread' if args.network_thread else 'the UI thread (as the app does)'}"
-    )
     print(f"jobs started through the outbox: {args.jobs} ({episodes} episodes, {args.jobs - episodes} videos and shorts);"
           f" {following} still followed at the end; {args.uploads} uploads of {args.upload_mib} MiB")  # fmt: skip
     print(
@@ -379,10 +375,6 @@ def main() -> None:
         help="the sandbox's priority (POSIX). For a creator the service runs elsewhere; its stand-in here shares"
              " the two cores and at times takes both (narrating episodes, rendering videos). At 19 the app's"
              " threads get a core first, as with a remote service; 0 shares the cores evenly.",
-    )  # fmt: skip
-    parser.add_argument(
-        "--network-thread", action="store_true",
-        help="send the service's requests from a network thread (castdeck.api.network_thread; the app does not)",
     )  # fmt: skip
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="castdeck-bench-bg-") as tmp:

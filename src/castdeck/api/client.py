@@ -16,7 +16,6 @@ import httpx
 
 from .budget import RequestBudget
 from .clock import SYSTEM_CLOCK, Clock
-from .network_thread import NetworkThread
 from .resources import (
     AccountResource,
     EpisodesResource,
@@ -46,12 +45,9 @@ class Client:
         http_transport: httpx.AsyncBaseTransport | None = None,
         signed_transport: httpx.AsyncBaseTransport | None = None,
         budget: RequestBudget | None = None,
-        network_thread: bool = False,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
-        """``network_thread``: send the service's requests from a thread of the client's own (the
-        app's UI loop then does none of httpx's work; see :mod:`castdeck.api.network_thread`).
-        ``clock``: where every wait the client decides is read from (tests move one themselves)."""
+        """``clock``: where every wait the client decides is read from (tests move one themselves)."""
         self.transport = Transport(
             base_url,
             api_key,
@@ -60,7 +56,6 @@ class Client:
             http_transport=http_transport,
             signed_transport=signed_transport,
             budget=budget,
-            network=NetworkThread() if network_thread else None,
             clock=clock,
         )
         self.account = AccountResource(self)

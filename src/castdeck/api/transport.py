@@ -30,7 +30,6 @@ from .errors import (
     error_from_response,
     parse_retry_after,
 )
-from .network_thread import NetworkThread, NetworkThreadClosed
 from .retry import backoff_delay
 
 __all__ = [
@@ -142,7 +141,6 @@ class Transport:
         http_transport: httpx.AsyncBaseTransport | None = None,
         signed_transport: httpx.AsyncBaseTransport | None = None,
         budget: RequestBudget | None = None,
-        network: NetworkThread | None = None,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         parsed = urlsplit(base_url)
@@ -181,10 +179,6 @@ class Transport:
         self.last_request_id: str | None = None
         self.closed = False
         """Set by :meth:`aclose`: a request that loses its connection then is not tried again."""
-        self.network = network
-        """When given, the service's requests are sent from this thread's loop (the awaiting task only
-        hands each over): see :mod:`castdeck.api.network_thread`. Signed transfers stay on the caller's
-        loop (their bodies stream from it)."""
         self.budget = budget if budget is not None else RequestBudget()
         """The background request budget: it hears every answer of the service (rate-limit
         headers, 429s); pollers wait on it before they ask."""
@@ -194,10 +188,7 @@ class Transport:
 
     async def aclose(self) -> None:
         self.closed = True
-        if self.network is not None:
-            await self.network.stop(self._api.aclose())
-        else:
-            await self._api.aclose()
+        await self._api.aclose()
         if self._bare is not None:
             await self._bare.aclose()
 
@@ -344,17 +335,7 @@ class Transport:
             request = client.build_request(
                 method, url, params=params or None, content=body, headers=request_headers
             )
-            if client is self._api and self.network is not None:
-                try:
-                    response = await self.network.run(_send_bounded(client, request))
-                except NetworkThreadClosed as closed:  # closed under the request (see _send_bounded)
-                    message = (
-                        "the connection was closed during the request" if closed.started
-                        else "the connection was closed before the request was sent"
-                    )  # fmt: skip
-                    raise APIConnectionError(message, request=request, sent=closed.started) from None
-            else:
-                response = await _send_bounded(client, request)
+            response = await _send_bounded(client, request)
             if response.status in (301, 302, 303, 307, 308) and "location" in response.headers:
                 target = redirect_target(request.url, response.headers, response.status)
                 if target in seen:

@@ -27,7 +27,14 @@ from PySide6.QtCore import QObject, Signal
 
 from castdeck.api import ApiError, ApiResponse, Client, ForbiddenError, NotFoundError, UnauthorizedError
 from castdeck.api.models import Episode, MediaStatus, Source
-from castdeck.api.polling import MAX_POLL_INTERVAL, StillRunning, episode_running, media_running, poll
+from castdeck.api.polling import (
+    DEFAULT_POLL_INTERVAL,
+    MAX_POLL_INTERVAL,
+    StillRunning,
+    episode_running,
+    media_running,
+    poll,
+)
 from castdeck.store.jobs import Job, JobStore
 from castdeck.store.kinds import JOB_KINDS, MEDIA_KINDS, collection_of
 
@@ -47,8 +54,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-DEFAULT_POLL_INTERVAL = 5.0
-"""Seconds between polls when the service gives no hint."""
 DEFAULT_DEADLINE = 1800.0
 """Seconds a job is followed before it is reported ``still_running``."""
 
