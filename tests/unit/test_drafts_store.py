@@ -18,7 +18,7 @@ from castdeck.store.drafts import (
     SnapshotInfo,
     snapshots_to_keep,
 )
-from castdeck.store.script_files import ScriptFileError, fingerprint, read_script_file, write_atomic
+from castdeck.store.script_files import ScriptFileError, fingerprint, read_script_file, write_script_file
 from castdeck.store.sqlite import StoreTooNewError
 
 
@@ -126,7 +126,7 @@ def test_a_new_file_gets_its_schema_through_migration_one(tmp_path: Path) -> Non
 
 def test_files_are_written_atomically_and_changes_on_disk_show(tmp_path: Path) -> None:
     path = tmp_path / "script.txt"
-    first = write_atomic(path, "[Alex]\nHi.\n")
+    first = write_script_file(path, "[Alex]\nHi.\n")
     assert path.read_text() == "[Alex]\nHi.\n" and fingerprint(path) == first
     assert [p.name for p in tmp_path.iterdir()] == ["script.txt"]  # no temporary file left
     text, found = read_script_file(path)
@@ -140,4 +140,4 @@ def test_files_are_written_atomically_and_changes_on_disk_show(tmp_path: Path) -
     with pytest.raises(ScriptFileError, match="binary"):
         read_script_file(tmp_path / "bin.txt")
     with pytest.raises(ScriptFileError, match="Cannot write"):
-        write_atomic(path / "inside-a-file.txt", "x")
+        write_script_file(path / "inside-a-file.txt", "x")

@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 from castdeck.scripts import HostRef, Problem, parse_text, read_structured, to_structured, to_text
 from castdeck.scripts.problems import BOTH, GENERATE, IMPORT, check_text
-from castdeck.store.script_files import ScriptFileError, read_script_file, write_atomic
+from castdeck.store.script_files import ScriptFileError, read_script_file, write_script_file
 
 __all__ = ["main"]
 
@@ -221,7 +221,7 @@ def _convert(args: argparse.Namespace, out: TextIO) -> int:
         out.write(result)
         return OK
     try:
-        write_atomic(args.output, result)
+        write_script_file(args.output, result)
     except ScriptFileError as error:
         print(f"{args.output}: error: {error}", file=sys.stderr)
         return CANNOT_RUN

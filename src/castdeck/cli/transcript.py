@@ -27,6 +27,7 @@ from castdeck.api import (
     UnauthorizedError,
 )
 from castdeck.services.messages import error_text
+from castdeck.store.atomic import write_atomic
 from castdeck.transcript import FORMATS, export, normalise
 
 __all__ = ["main"]
@@ -100,15 +101,9 @@ async def _fetch(base_url: str, key: str, episode_id: str, fmt: str) -> str:
 
 
 def _write(path: Path, text: str) -> None:
-    temp = path.with_name(f".{path.name}.part")
     try:
-        with temp.open("w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
+        write_atomic(path, text.encode("utf-8"))
     except OSError as error:
-        temp.unlink(missing_ok=True)
         raise Problem(f"cannot write {path}: {error.strerror or error}", 2) from None
 
 

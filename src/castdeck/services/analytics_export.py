@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 from pathlib import Path
+
+from castdeck.store.atomic import write_atomic
 
 from .analytics import PodcastFigures
 
@@ -91,14 +91,5 @@ def write_csv(path: Path, header: list[str], rows: list[list[str | int]]) -> Pat
     writer.writerows([as_text(cell) for cell in row] for row in rows)
     data = buffer.getvalue().encode("utf-8-sig")
     path = Path(path)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomic(path, data)
     return path

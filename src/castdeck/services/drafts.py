@@ -41,7 +41,7 @@ from castdeck.store.script_files import (
     ScriptFileError,
     fingerprint,
     read_script_file,
-    write_atomic,
+    write_script_file,
 )
 
 from .tasks import tasks
@@ -398,7 +398,7 @@ class Drafts(QObject):
                     f"{target.name} changed on disk since Castdeck opened or saved it. Save anyway to "
                     "replace those changes, or save the draft under another name."
                 )
-        written = await asyncio.to_thread(write_atomic, target, content)
+        written = await asyncio.to_thread(write_script_file, target, content)
         title = target.name
         updated = await self.update(
             draft_id, file_path=str(target), file_fingerprint=written.to_dict(), title=title

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import re
 import shutil
 import threading
@@ -22,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+from .atomic import write_atomic
 
 __all__ = ["DEFAULT_CAP_BYTES", "CachedEpisode", "MediaCacheStore", "audio_key"]
 
@@ -49,15 +50,6 @@ class CachedEpisode:
     @property
     def complete(self) -> bool:
         return self.audio is not None and self.timestamps is not None
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    temp = path.with_name(f".{path.name}.tmp")
-    with temp.open("wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temp, path)
 
 
 class MediaCacheStore:
@@ -118,7 +110,7 @@ class MediaCacheStore:
     @staticmethod
     def _put_entry(folder: Path, entry: dict[str, Any]) -> None:
         folder.mkdir(parents=True, exist_ok=True)
-        _write_atomic(folder / "entry.json", json.dumps(entry).encode("utf-8"))
+        write_atomic(folder / "entry.json", json.dumps(entry).encode("utf-8"))
 
     @staticmethod
     def _size(folder: Path) -> int:
@@ -135,7 +127,7 @@ class MediaCacheStore:
         with self._lock:
             folder = self.folder(profile, episode_id)
             folder.mkdir(parents=True, exist_ok=True)
-            _write_atomic(folder / "timestamps.json", json.dumps(payload).encode("utf-8"))
+            write_atomic(folder / "timestamps.json", json.dumps(payload).encode("utf-8"))
             entry = self._entry(folder) or {}
             entry["used"] = time.time()
             self._put_entry(folder, entry)

@@ -1,19 +1,17 @@
 """Script files on disk: read them as text, write them atomically, notice when they changed.
 
-A write goes to a temporary file in the same folder, is flushed and fsynced, then renamed over the
-target (and the folder fsynced where the platform allows), so a crash leaves either the old file or
-the new one, never half of each. A file's :class:`Fingerprint` (size, modification time and a hash
+A write is atomic (:mod:`castdeck.store.atomic`): a crash leaves either the old file or the new
+one, never half of each. A file's :class:`Fingerprint` (size, modification time and a hash
 of the content) says whether it changed on disk since it was opened or saved.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
+
+from .atomic import write_atomic
 
 __all__ = [
     "MAX_SCRIPT_FILE_BYTES",
@@ -21,7 +19,7 @@ __all__ = [
     "ScriptFileError",
     "fingerprint",
     "read_script_file",
-    "write_atomic",
+    "write_script_file",
 ]
 
 MAX_SCRIPT_FILE_BYTES = 4 * 1024 * 1024
@@ -94,39 +92,13 @@ def read_script_file(path: Path) -> tuple[str, Fingerprint]:
     return text, Fingerprint(stat.st_size, stat.st_mtime_ns, _digest(data))
 
 
-def write_atomic(path: Path, text: str) -> Fingerprint:
-    """Write ``text`` (UTF-8) to ``path`` atomically; returns the new fingerprint."""
+def write_script_file(path: Path, text: str) -> Fingerprint:
+    """Write ``text`` (UTF-8) to ``path`` atomically (:mod:`castdeck.store.atomic`); returns the new
+    fingerprint. Raises :class:`ScriptFileError` with the reason."""
     data = text.encode("utf-8")
-    folder = path.parent
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        temp = folder / f".{path.name}.{uuid.uuid4().hex[:12]}.tmp"
-        mode = (path.stat().st_mode & 0o777) if path.exists() else 0o666  # new files: the umask applies
-        handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), mode)
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-                stream.flush()
-                os.fsync(stream.fileno())
-            os.replace(temp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                temp.unlink()
-            raise
-        _sync_folder(folder)
+        write_atomic(path, data)
         stat = path.stat()
     except OSError as error:
         raise ScriptFileError(f"Cannot write {path}: {error.strerror or error}") from error
     return Fingerprint(stat.st_size, stat.st_mtime_ns, _digest(data))
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make the rename durable (POSIX); Windows has no folder handles to sync."""
-    if os.name != "posix":
-        return
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt
@@ -33,7 +32,7 @@ from castdeck.api.errors import CastdeckError
 from castdeck.api.models import Episode
 from castdeck.services.media_cache import EpisodeMedia, ListenMedia
 from castdeck.services.tasks import close_owned, tasks
-from castdeck.transcript import export
+from castdeck.services.transcript_files import save_transcript
 
 from .. import multimedia
 from ..file_dialogs import use_folder
@@ -54,15 +53,6 @@ EXPORTS = {
     "txt": ("Text by speaker…", "Text (*.txt)"),
     "json": ("Words with times (JSON)…", "JSON (*.json)"),
 }
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    temp = path.with_name(f".{path.name}.part")
-    with temp.open("w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temp, path)
 
 
 JUMP_GAP = 8
@@ -352,7 +342,7 @@ class ListenWindow(QWidget):
             return False
         transcript = self.loaded.transcript
         try:
-            await asyncio.to_thread(lambda: _write_atomic(path, export(transcript, fmt)))
+            await save_transcript(path, transcript, fmt)
         except OSError as error:
             self.banner.show_message(f"Could not save {path.name}: {error.strerror or error}", kind="error")
             return False
