@@ -13,13 +13,11 @@ one and back; :func:`speaker_characters` turns it into the import's ``speaker_ch
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from castdeck.api.models.import_rules import first_name_match, label_key, name_tokens
 from castdeck.api.models.limits import MAX_SPEAKER_CHARACTERS, MAX_SPEAKER_LABEL_CHARS
-
-from .lines import label_key
 
 __all__ = [
     "HostRef",
@@ -29,9 +27,6 @@ __all__ = [
     "speaker_characters",
     "suggest_hosts",
 ]
-
-_HONORIFICS = {"dr", "prof", "professor", "mr", "mrs", "ms", "mx", "miss", "sir", "dame", "rev"}
-_PAREN_RE = re.compile(r"\([^)]*\)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,21 +48,6 @@ class Resolution:
     suggestions: tuple[HostRef, ...] = ()
 
 
-def _name_tokens(name: str) -> list[str]:
-    tokens = [t.strip(".,:;'\"").casefold() for t in _PAREN_RE.sub(" ", name).split()]
-    return [t for t in tokens if t and t not in _HONORIFICS]
-
-
-def _first_name_match(tokens: list[str], host_tokens: list[str]) -> bool:
-    if not tokens or not host_tokens or tokens[0] != host_tokens[0]:
-        return False
-    if len(tokens) == 1 or len(host_tokens) == 1:
-        return True
-    if len(tokens) > len(host_tokens):
-        return False
-    return all(host_tokens[i].startswith(t) for i, t in enumerate(tokens[1:], 1))
-
-
 def match_by_name(label: str, hosts: Iterable[HostRef]) -> str | None:
     """The host a label names, or None (no host, or a first name several hosts share)."""
     hosts = list(hosts)
@@ -75,25 +55,25 @@ def match_by_name(label: str, hosts: Iterable[HostRef]) -> str | None:
     for host in hosts:
         if label_key(host.name) == key:
             return host.id
-    tokens = _name_tokens(label)
+    tokens = name_tokens(label)
     if not tokens:
         return None
     for host in hosts:
-        if _name_tokens(host.name) == tokens:
+        if name_tokens(host.name) == tokens:
             return host.id
-    candidates = {h.id for h in hosts if _first_name_match(tokens, _name_tokens(h.name))}
+    candidates = {h.id for h in hosts if first_name_match(tokens, name_tokens(h.name))}
     return next(iter(candidates)) if len(candidates) == 1 else None
 
 
 def suggest_hosts(label: str, hosts: Iterable[HostRef], limit: int = 3) -> tuple[HostRef, ...]:
     """The hosts whose names come closest to ``label`` (best first)."""
     key = label_key(label)
-    tokens = set(_name_tokens(label))
+    tokens = set(name_tokens(label))
     scored: list[tuple[float, str, HostRef]] = []
     for host in hosts:
         name = label_key(host.name)
         score = difflib.SequenceMatcher(None, key, name).ratio()
-        host_tokens = set(_name_tokens(host.name))
+        host_tokens = set(name_tokens(host.name))
         if tokens & host_tokens:
             score += 0.5
         if any(difflib.get_close_matches(t, list(host_tokens), n=1, cutoff=0.75) for t in tokens):
