@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -73,3 +74,33 @@ async def test_a_file_that_is_no_picture_is_not_kept(
     with pytest.raises(PictureUnavailable, match="does not hold a picture"):
         await artwork.fetch(f"{sandbox.base_url}/openapi.json")
     assert list((tmp_path / "pictures").iterdir()) == []
+
+
+@pytest.mark.asyncio
+async def test_askers_cancelled_together_all_stop_and_none_fetches_again(
+    sandbox: RunningSandbox, cache: Cache, tmp_path: Path
+) -> None:
+    """A pane closing cancels every ask for a cover at once (the one fetching and those that joined
+    it): each ends cancelled; none takes the shared fetch's end for "fetch it yourself"."""
+    line = Line()
+    session = await session_through(sandbox.base_url, cache, line, signed_too=True)
+    try:
+        artwork = Artwork(session, tmp_path / "pictures")
+        url = await a_cover(session)
+        path = urlsplit(url).path
+        line.hold_requests("GET", path)
+        asks = [asyncio.ensure_future(artwork.fetch(url)) for _ in range(3)]
+        await asyncio.wait_for(line.holding.wait(), 30)
+        for ask in asks:
+            ask.cancel()
+        line.release()
+        ends = await asyncio.gather(*asks, return_exceptions=True)
+        assert [type(end) for end in ends] == [asyncio.CancelledError] * 3
+        await settle()
+        assert line.to("GET", path) == []  # the held fetch was cancelled on the way; no other began
+        assert not (tmp_path / "pictures").exists() or list((tmp_path / "pictures").iterdir()) == []
+    finally:
+        line.up()
+        line.release()
+        await settle()
+        await session.close()

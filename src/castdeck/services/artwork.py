@@ -119,9 +119,10 @@ class Artwork:
             try:
                 return await asyncio.shield(running)
             except asyncio.CancelledError:
-                if not running.cancelled():
-                    raise  # we were cancelled ourselves
-                # the asker that fetched was cancelled: fetch again (or join the next one)
+                me = asyncio.current_task()
+                if not running.cancelled() or (me is not None and me.cancelling()):
+                    raise  # we were cancelled ourselves (perhaps together with the one fetching)
+                # only the asker that fetched was cancelled: fetch again (or join the next one)
         shared: asyncio.Future[Path] = asyncio.get_running_loop().create_future()
         self._fetching[path.name] = shared  # before any await: later asks join this one
         try:
