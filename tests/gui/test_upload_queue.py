@@ -307,6 +307,8 @@ async def test_pause_all_resume_all_and_the_keyboard(qtbot: QtBot, on_line: OnLi
         assert not action.shortcut().isEmpty(), name
         assert view.buttons[name].accessibleName(), name
     assert view.concurrency.accessibleName() == "Uploads at a time"
+    # each uploaded source is followed until the service has read it; its end updates the list
+    await until(lambda: background.jobs.following == 0, timeout=120)
     await quiet(timeout=60)
 
 

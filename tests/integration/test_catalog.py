@@ -720,7 +720,7 @@ def test_seed_content(sandbox: RunningSandbox, demo: httpx.Client) -> None:
         generated = [e for e in episodes() if (e["generation"] or {}).get("state") == "completed"]
         return generated if all(e["audio_url"] for e in generated) else None
 
-    generated = wait_for(generated_with_audio, timeout=60, interval=1.0)
+    generated = wait_for(generated_with_audio, timeout=240, interval=1.0)  # under load: minutes
     published = [e for e in generated if e["status"] == "published"]
     assert published
     anonymous = sandbox.client(None)

@@ -13,7 +13,9 @@ from castdeck.store.atomic import write_atomic
 
 def test_a_file_is_replaced_whole_and_keeps_its_permissions(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "er" / "out.csv"
-    write_atomic(path, b"first\r\n")
+    with pytest.raises(FileNotFoundError):
+        write_atomic(path, b"first\r\n")  # where the user said, or not at all
+    write_atomic(path, b"first\r\n", make_folder=True)
     assert path.read_bytes() == b"first\r\n"
     os.chmod(path, 0o640)
     write_atomic(path, b"second\n")

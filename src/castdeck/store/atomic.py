@@ -21,10 +21,12 @@ from pathlib import Path
 __all__ = ["write_atomic"]
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` atomically (its folder is made when missing)."""
+def write_atomic(path: Path, data: bytes, *, make_folder: bool = False) -> None:
+    """Replace ``path`` with ``data`` atomically. A missing folder is an error (a file the user
+    named goes where they said), unless ``make_folder`` (the app's own files)."""
     folder = path.parent
-    folder.mkdir(parents=True, exist_ok=True)
+    if make_folder:
+        folder.mkdir(parents=True, exist_ok=True)
     temp = folder / f".{path.name}.{uuid.uuid4().hex[:12]}.tmp"
     try:
         mode = path.stat().st_mode & 0o777

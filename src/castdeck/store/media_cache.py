@@ -110,7 +110,7 @@ class MediaCacheStore:
     @staticmethod
     def _put_entry(folder: Path, entry: dict[str, Any]) -> None:
         folder.mkdir(parents=True, exist_ok=True)
-        write_atomic(folder / "entry.json", json.dumps(entry).encode("utf-8"))
+        write_atomic(folder / "entry.json", json.dumps(entry).encode("utf-8"), make_folder=True)
 
     @staticmethod
     def _size(folder: Path) -> int:
@@ -127,7 +127,7 @@ class MediaCacheStore:
         with self._lock:
             folder = self.folder(profile, episode_id)
             folder.mkdir(parents=True, exist_ok=True)
-            write_atomic(folder / "timestamps.json", json.dumps(payload).encode("utf-8"))
+            write_atomic(folder / "timestamps.json", json.dumps(payload).encode("utf-8"), make_folder=True)
             entry = self._entry(folder) or {}
             entry["used"] = time.time()
             self._put_entry(folder, entry)

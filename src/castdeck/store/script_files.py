@@ -97,7 +97,7 @@ def write_script_file(path: Path, text: str) -> Fingerprint:
     fingerprint. Raises :class:`ScriptFileError` with the reason."""
     data = text.encode("utf-8")
     try:
-        write_atomic(path, data)
+        write_atomic(path, data, make_folder=True)
         stat = path.stat()
     except OSError as error:
         raise ScriptFileError(f"Cannot write {path}: {error.strerror or error}") from error
