@@ -276,3 +276,29 @@ def test_callbacks_run_only_while_the_loop_runs(qapp: QApplication) -> None:
         assert len(ran_in) == 101 and all(running is loop for running in ran_in)
     finally:
         loop.close()
+
+
+@pytest.mark.asyncio
+async def test_qt_events_processed_inside_a_task_step_lose_no_other_tasks_wakeup() -> None:
+    """A task's step that makes Qt process its events (QTest's mouse clicks do, as does a
+    processEvents call) must not run another task's step inside it: asyncio refuses a step within a
+    step ("Cannot enter into task …"), the refused wakeup is gone, and that task never runs again
+    (seen as a test teardown waiting forever on tasks it had cancelled)."""
+    loop = asyncio.get_running_loop()
+    problems: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _loop, context: problems.append(context))
+    ran: list[str] = []
+
+    async def other() -> None:
+        ran.append("first step")
+        await asyncio.sleep(0)
+        ran.append("second step")
+
+    task = asyncio.ensure_future(other())  # its first step is queued
+    for _ in range(5):
+        QApplication.processEvents()  # inside this test task's step, as a QTest click does
+    assert ran == []  # nothing ran inside this step
+    await asyncio.wait_for(task, 5)
+    assert ran == ["first step", "second step"]
+    assert problems == []
+    loop.set_exception_handler(None)

@@ -12,7 +12,9 @@ pass, 9 to 14 ms). Here the ready callbacks wait in one queue, in order, and one
 them: in each pass of Qt's loop, those queued before the pass began, until :data:`SLICE` has gone
 by; the rest run in the next pass, after Qt's own events. As in asyncio's loop, a callback queued
 by another runs in the next pass, never in the same one, and callbacks run only while the loop
-runs. Timed callbacks (``call_later``, ``call_at``) stay with qasync's timers.
+runs. Timed callbacks (``call_later``, ``call_at``) stay with qasync's timers. Qt handling its
+events inside a task's step (``processEvents``; QTest's mouse clicks) runs no callback there: as in
+asyncio, never a step inside a step; they run once the step has returned.
 
 A pass whose own events were long (Qt handles the posted events, the repaints among them, before
 the timers) runs one ready callback, not a whole slice: :func:`turn_spent` tells how much of the
@@ -85,9 +87,9 @@ def _follow_passes(app: QCoreApplication) -> None:
 class _ReadyQueue(QObject):
     """The loop's ready callbacks, run from one zero-timer in slices of :data:`SLICE`."""
 
-    def __init__(self, running: Callable[[], bool]) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         super().__init__()
-        self._running = running
+        self._loop = loop
         self._handles: collections.deque[asyncio.Handle] = collections.deque()
         self._timer = 0
         self._stopped = False
@@ -117,10 +119,17 @@ class _ReadyQueue(QObject):
         # queued meanwhile starts a timer of its own, which the nested loop fires.
         self.killTimer(self._timer)
         self._timer = 0
-        if not self._running():
+        if not self._loop.is_running():
             # Qt's events are handled outside the loop's run too (qasync handles them once more
             # after run_until_complete, a test may process them): as in asyncio, callbacks run
             # only while the loop runs; these wait for its next run.
+            return
+        if asyncio.current_task(self._loop) is not None:
+            # Qt is handling its events inside a task's step (a processEvents call; QTest's mouse
+            # clicks make one). asyncio never runs a callback inside a step: another task's step
+            # would be refused there ("Cannot enter into task ...") and its wakeup lost, leaving
+            # that task waiting for ever. They run once this step has returned (the pass running
+            # it resumes the queue at its end).
             return
         handles = self._handles
         due = len(handles)  # those queued before this pass: what they queue runs in the next one
@@ -140,7 +149,7 @@ class CastdeckEventLoop(qasync.QEventLoop):  # type: ignore[misc]
     """qasync's loop with :meth:`call_soon` queued and run in slices (see the module)."""
 
     def __init__(self, app: QCoreApplication) -> None:
-        self._soon = _ReadyQueue(self.is_running)  # not _ready: asyncio.BaseEventLoop has its own
+        self._soon = _ReadyQueue(self)  # not _ready: asyncio.BaseEventLoop has its own
         _follow_passes(app)
         super().__init__(app)
 
