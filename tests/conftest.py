@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import faulthandler
 import functools
 import gc
 import inspect
@@ -60,6 +61,34 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     a quarter of the suite's time."""
     gc.collect()
     gc.freeze()
+
+
+TEARDOWN_LIMIT = 240.0
+"""Seconds a test's teardown may take before the worker prints every thread's stack and exits."""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    """A teardown that waits for ever ends the run, naming the test, instead of hanging it.
+
+    pytest-timeout stops its timer when a test fails (its ``pytest_exception_interact`` hook, meant
+    for pdb), so the teardown after a failure had no limit: a teardown waiting on tasks that never
+    woke hung a fresh-clone run for 25 minutes with the failure unreported. The standard library's
+    faulthandler writes the stacks to artifacts/stuck-teardown-<worker>.txt (pytest holds stderr
+    then) and exits the worker; xdist then ends the run, naming the test that was running."""
+    folder = Path(__file__).resolve().parents[1] / "artifacts"
+    folder.mkdir(exist_ok=True)
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    dump = open(folder / f"stuck-teardown-{worker}.txt", "w", encoding="utf-8")  # noqa: SIM115
+    dump.write(f"{item.nodeid}: its teardown took over {TEARDOWN_LIMIT:.0f} s; every thread's stack:\n")
+    dump.flush()
+    faulthandler.dump_traceback_later(TEARDOWN_LIMIT, exit=True, file=dump)
+    try:
+        return (yield)
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+        dump.close()
+        Path(dump.name).unlink(missing_ok=True)
 
 
 def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> dict[str, Callable[[], Any]]:
