@@ -10,7 +10,7 @@ from pytestqt.qtbot import QtBot
 from castdeck.api.models import Podcast
 from castdeck.services.background import Background
 from castdeck.services.session import Session
-from castdeck.ui.main_window import OPEN_PANES, MainWindow
+from castdeck.ui.main_window import OPEN_PANES
 from castdeck.ui.pane import ResourcePane
 from castdeck.ui.pane_failed import PaneFailed
 from castdeck.ui.pane_roles import (
@@ -27,6 +27,7 @@ from castdeck.ui.pane_roles import (
 )
 from castdeck.ui.panes import pane_specs
 from tests.gui.conftest import quiet, until
+from tests.gui.test_main_window import open_window
 
 LISTED = ("Podcasts", "Episodes", "Hosts", "Voices", "Sources", "Videos", "Shorts", "Voiceovers")
 ROLES: dict[str, set[type]] = {
@@ -43,21 +44,11 @@ EVERY_ROLE = {Shown, Refreshes, Filters, Creates, Reveals, OpensItems, ShowsUplo
               EpisodeListener, EpisodeFigures, EpisodeGenerator}  # fmt: skip
 
 
-async def window_of(qtbot: QtBot, session: Session, background: Background) -> MainWindow:
-    window = MainWindow(session, background)
-    qtbot.addWidget(window)
-    window.resize(1280, 720)
-    window.show()
-    window.activateWindow()
-    await until(window.isActiveWindow)
-    return window
-
-
 @pytest.mark.asyncio
 async def test_each_pane_plays_its_roles_and_the_menu_follows_them(
     qtbot: QtBot, session: Session, background: Background
 ) -> None:
-    window = await window_of(qtbot, session, background)
+    window = await open_window(qtbot, session, background)
     assert {spec.title for spec in pane_specs()} == set(ROLES)
     for spec in pane_specs():
         pane = window.show_pane(spec.title)
@@ -86,7 +77,7 @@ async def test_a_podcast_opened_before_its_list_is_read_is_read_and_selected(
     """A job card's or Analytics' "Open" on a podcast: the pane reads that one podcast when its list
     has not got it (the list's first page is still on its way), then selects it."""
     first = (await session.client.podcasts.list(limit=1).first_page()).items[0]
-    window = await window_of(qtbot, session, background)
+    window = await open_window(qtbot, session, background)
     window.open_item("podcast", str(first.id))
     pane = window.pane("Podcasts")
     assert isinstance(pane, ResourcePane)
@@ -100,7 +91,7 @@ async def test_a_voice_that_is_not_listed_is_said_so(
     qtbot: QtBot, session: Session, background: Background
 ) -> None:
     """Voices are not read one by one: revealing one the list has not got says so, in the pane."""
-    window = await window_of(qtbot, session, background)
+    window = await open_window(qtbot, session, background)
     pane = window.show_pane("Voices")
     assert isinstance(pane, ResourcePane)
     await until(lambda: pane.model.rowCount() > 0 and not pane.model.loading)
