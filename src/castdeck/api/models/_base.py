@@ -12,10 +12,22 @@ from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar, Self, TypeVar
 from urllib.parse import urlsplit
 
-from pydantic import AnyUrl, BaseModel, ConfigDict, PrivateAttr, TypeAdapter, ValidationError, model_validator
+from pydantic import (
+    AnyUrl,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    PrivateAttr,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 __all__ = [
+    "HTTP_URL_SCHEMA",
+    "URI_SCHEMA",
+    "WHOLE_NUMBER",
     "FieldError",
     "InputModel",
     "ResourceModel",
@@ -25,8 +37,22 @@ __all__ = [
     "check_uri",
     "field_error",
     "field_errors",
+    "http_url_schema",
     "validation_error",
 ]
+
+
+def _whole_number(value: Any) -> Any:
+    """``30.0`` is the number 30: JSON has one kind of number, and JSON Schema's ``integer`` takes both."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+WHOLE_NUMBER = BeforeValidator(_whole_number)
+"""Put last in ``Annotated[StrictInt, <constraints>, WHOLE_NUMBER]``: an integer input is a JSON number
+with no fraction (``30`` or ``30.0``), never a string or a boolean. (Before the constraints, it would
+hide them from the JSON Schema: pydantic then writes ``gt`` where ``exclusiveMinimum`` belongs.)"""
 
 
 class FieldError(BaseModel):
@@ -53,11 +79,32 @@ class ResourceModel(BaseModel):
     _request_id: str | None = PrivateAttr(default=None)
 
 
+def _not_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` without its ``null`` alternative (``X | None`` as pydantic describes it)."""
+    options = schema.get("anyOf")
+    if not isinstance(options, list):
+        return schema
+    kept = [option for option in options if option != {"type": "null"}]
+    rest = {key: value for key, value in schema.items() if key not in ("anyOf", "default")}
+    return {**rest, **kept[0]} if len(kept) == 1 else {**rest, "anyOf": kept}
+
+
+def _describe_refused_nulls(schema: dict[str, Any], model: type[Any]) -> None:
+    """The description of an update says what the validator says: ``null`` only where it is allowed."""
+    nullable: frozenset[str] = getattr(model, "nullable_fields", frozenset())
+    properties = schema.get("properties", {})
+    for name, prop in properties.items():
+        if name not in nullable:
+            properties[name] = _not_null(prop)
+
+
 class UpdateModel(InputModel):
     """A partial update: only provided fields count; explicit ``null`` only where the field is nullable.
 
     Use ``model_dump(exclude_unset=True)`` to get the fields to change.
     """
+
+    model_config = ConfigDict(json_schema_extra=_describe_refused_nulls)
 
     nullable_fields: ClassVar[frozenset[str]] = frozenset()
 
@@ -113,6 +160,36 @@ def field_errors(exc: ValidationError) -> list[FieldError]:
 
 
 _URI = TypeAdapter(AnyUrl)
+
+URI_SCHEMA: dict[str, Any] = {"type": "string", "format": "uri"}
+"""How :func:`check_uri` is described: an absolute URI."""
+
+_HOST = r"([A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*"
+_CHAR = r"[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2}"  # RFC 3986 pchar
+_REST = rf"(:[0-9]{{1,4}})?(/({_CHAR}|/)*)?(\?({_CHAR}|[/?])*)?(#({_CHAR}|[/?])*)?"
+HTTP_URL_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "format": "uri",
+    "pattern": rf"^[Hh][Tt][Tt][Pp][Ss]?://{_HOST}{_REST}$",
+}
+"""How :func:`check_http_uri` is described: an http or https URL with a host name, in the plain ASCII
+form RFC 3986 gives it. The server accepts more (an IP address, a pasted address with spaces or
+accents, which it keeps as given)."""
+
+
+def _any_case(text: str) -> str:
+    """``text`` as a pattern that ignores case (JSON Schema patterns have no flags); only dots are escaped,
+    as the host names here hold nothing else a pattern treats specially."""
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else "\\." if c == "." else c for c in text)
+
+
+def http_url_schema(hosts: Iterable[str]) -> dict[str, Any]:
+    """:data:`HTTP_URL_SCHEMA` narrowed to ``hosts`` and their subdomains (host names ignore case)."""
+    names = "|".join(_any_case(host) for host in sorted(hosts))
+    pattern = rf"^[Hh][Tt][Tt][Pp][Ss]?://([A-Za-z0-9-]+\.)*({names}){_REST}$"
+    return {**HTTP_URL_SCHEMA, "pattern": pattern}
+
+
 _T = TypeVar("_T")
 
 

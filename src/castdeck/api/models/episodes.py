@@ -5,9 +5,9 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any, ClassVar
 
-from pydantic import AfterValidator, AwareDatetime, Field, StringConstraints, model_validator
+from pydantic import AfterValidator, AwareDatetime, Field, StringConstraints, WithJsonSchema, model_validator
 
-from ._base import InputModel, ResourceModel, UpdateModel, check_uri
+from ._base import URI_SCHEMA, InputModel, ResourceModel, UpdateModel, check_uri
 from .common import ListQuery
 from .limits import MAX_EPISODE_DESCRIPTION_CHARS, MAX_EPISODE_TITLE_CHARS
 
@@ -28,7 +28,7 @@ __all__ = [
     "WordTimestamps",
 ]
 
-UriStr = Annotated[str, AfterValidator(check_uri)]
+UriStr = Annotated[str, AfterValidator(check_uri), WithJsonSchema(URI_SCHEMA)]
 """An absolute URI, kept as the exact string given."""
 
 EpisodeTitle = Annotated[str, StringConstraints(min_length=1, max_length=MAX_EPISODE_TITLE_CHARS)]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import uuid
-from typing import Annotated, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     AfterValidator,
+    ConfigDict,
     Field,
     StrictBool,
     StrictInt,
@@ -15,7 +16,7 @@ from pydantic import (
     model_validator,
 )
 
-from ._base import InputModel, check_unique, field_error
+from ._base import WHOLE_NUMBER, InputModel, check_unique, field_error
 from .limits import (
     MAX_CHAPTER_TITLE_CHARS,
     MAX_EPISODE_LENGTH_MINUTES,
@@ -99,7 +100,10 @@ class GenerateOptions(InputModel):
     """Prompt-mode options; ``episode_length`` and ``web_search`` are retired (accepted, without effect)."""
 
     episode_length_minutes: (
-        Annotated[StrictInt, Field(ge=MIN_EPISODE_LENGTH_MINUTES, le=MAX_EPISODE_LENGTH_MINUTES)] | None
+        Annotated[
+            StrictInt, Field(ge=MIN_EPISODE_LENGTH_MINUTES, le=MAX_EPISODE_LENGTH_MINUTES), WHOLE_NUMBER
+        ]
+        | None
     ) = None
     episode_length: Literal["extra_short", "short", "medium", "long", "extra_long"] | None = None
     web_search: StrictBool | None = None
@@ -109,8 +113,32 @@ UuidList = Annotated[list[uuid.UUID], AfterValidator(check_unique)]
 UniqueStrList = Annotated[list[str], AfterValidator(check_unique)]
 
 
+def _describe_generate_modes(schema: dict[str, Any]) -> None:
+    """Exactly one of ``prompt`` or ``script`` (``null`` counts as absent); a script takes no sources or
+    options. That every speaking host is in ``host_ids`` is checked by the server alone."""
+    schema["oneOf"] = [
+        {
+            "title": "Prompt mode",
+            "required": ["prompt"],
+            "properties": {"prompt": {"type": "string"}, "script": {"type": "null"}},
+        },
+        {
+            "title": "Script mode",
+            "required": ["script"],
+            "properties": {
+                "script": {"type": "object"},
+                "prompt": {"type": "null"},
+                "source_ids": {"anyOf": [{"type": "null"}, {"type": "array", "maxItems": 0}]},
+                "options": {"anyOf": [{"type": "null"}, {"type": "object", "maxProperties": 0}]},
+            },
+        },
+    ]
+
+
 class EpisodeGenerateInput(InputModel):
     """Generate an episode from a ``prompt`` or from a structured ``script`` (exactly one of them)."""
+
+    model_config = ConfigDict(json_schema_extra=_describe_generate_modes)
 
     podcast_id: uuid.UUID
     prompt: (

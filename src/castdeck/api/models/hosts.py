@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field, StrictBool, StrictInt, StringConstraints
 
-from ._base import InputModel, ResourceModel, UpdateModel
+from ._base import WHOLE_NUMBER, InputModel, ResourceModel, UpdateModel
 from .limits import (
     MAX_HOST_BACKSTORY_CHARS,
     MAX_HOST_NAME_CHARS,
@@ -52,6 +52,8 @@ class Host(ResourceModel):
     voice: HostVoice | None = None
     created_at: str | None = None
     updated_at: str | None = None
+    archived_at: str | None = None
+    """When the host was archived (``DELETE /v1/hosts/{id}``); archived hosts leave the list."""
 
 
 HostName = Annotated[str, StringConstraints(min_length=1, max_length=MAX_HOST_NAME_CHARS)]
@@ -62,7 +64,7 @@ Backstory = Annotated[
 Personality = Annotated[
     str, StringConstraints(min_length=MIN_HOST_PERSONALITY_CHARS, max_length=MAX_HOST_PERSONALITY_CHARS)
 ]
-VoiceId = Annotated[StrictInt, Field(gt=0)]
+VoiceId = Annotated[StrictInt, Field(gt=0), WHOLE_NUMBER]
 
 
 class HostCreate(InputModel):

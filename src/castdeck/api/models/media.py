@@ -6,10 +6,19 @@ import uuid
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import AfterValidator, Field, StrictBool, StrictInt, StringConstraints, model_validator
+from pydantic import (
+    AfterValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StringConstraints,
+    WithJsonSchema,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
-from ._base import InputModel, ResourceModel, check_unique, field_error, validation_error
+from ._base import WHOLE_NUMBER, InputModel, ResourceModel, check_unique, field_error, validation_error
 from .limits import (
     MAX_MEDIA_HOSTS,
     MAX_MEDIA_PROMPT_CHARS,
@@ -129,11 +138,43 @@ def _nonblank(value: str) -> str:
     return value
 
 
-VideoDuration = Annotated[StrictInt, AfterValidator(_one_of(VIDEO_DURATIONS))]
-ShortDuration = Annotated[StrictInt, AfterValidator(_one_of(SHORT_DURATIONS))]
-VoiceoverDuration = Annotated[StrictInt, AfterValidator(_one_of(VOICEOVER_DURATIONS))]
-MediaPrompt = Annotated[str, StringConstraints(max_length=MAX_MEDIA_PROMPT_CHARS), AfterValidator(_nonblank)]
-MediaScript = Annotated[str, StringConstraints(max_length=MAX_MEDIA_SCRIPT_CHARS), AfterValidator(_nonblank)]
+VideoDuration = Annotated[
+    StrictInt,
+    AfterValidator(_one_of(VIDEO_DURATIONS)),
+    WithJsonSchema({"enum": list(VIDEO_DURATIONS)}),
+    WHOLE_NUMBER,
+]
+ShortDuration = Annotated[
+    StrictInt,
+    AfterValidator(_one_of(SHORT_DURATIONS)),
+    WithJsonSchema({"enum": list(SHORT_DURATIONS)}),
+    WHOLE_NUMBER,
+]
+VoiceoverDuration = Annotated[
+    StrictInt,
+    AfterValidator(_one_of(VOICEOVER_DURATIONS)),
+    WithJsonSchema({"enum": list(VOICEOVER_DURATIONS)}),
+    WHOLE_NUMBER,
+]
+
+
+def _nonblank_schema(max_length: int) -> WithJsonSchema:
+    """How text that must not be blank is described: something other than white space in it."""
+    return WithJsonSchema({"type": "string", "maxLength": max_length, "pattern": r"\S"})
+
+
+MediaPrompt = Annotated[
+    str,
+    StringConstraints(max_length=MAX_MEDIA_PROMPT_CHARS),
+    AfterValidator(_nonblank),
+    _nonblank_schema(MAX_MEDIA_PROMPT_CHARS),
+]
+MediaScript = Annotated[
+    str,
+    StringConstraints(max_length=MAX_MEDIA_SCRIPT_CHARS),
+    AfterValidator(_nonblank),
+    _nonblank_schema(MAX_MEDIA_SCRIPT_CHARS),
+]
 NonEmptyStr = Annotated[str, StringConstraints(min_length=1)]
 HostIdList = Annotated[
     list[NonEmptyStr],
@@ -150,8 +191,18 @@ VoiceoverSourceIds = Annotated[
 ]
 
 
+def _describe_host_choice(schema: dict[str, Any]) -> None:
+    """Never both ``host_id`` and ``host_ids`` (``null`` counts as absent)."""
+    schema["not"] = {
+        "required": ["host_id", "host_ids"],
+        "properties": {"host_id": {"type": "string"}, "host_ids": {"type": "array"}},
+    }
+
+
 class _HostChoice(InputModel):
     """One ``host_id`` or 1..4 unique ``host_ids``, never both."""
+
+    model_config = ConfigDict(json_schema_extra=_describe_host_choice)
 
     host_id: NonEmptyStr | None = None
     host_ids: HostIdList | None = None

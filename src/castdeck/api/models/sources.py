@@ -6,10 +6,28 @@ import re
 from typing import Annotated, Any, Literal, Self
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, Field, StrictBool, StrictInt, StringConstraints, model_validator
+from pydantic import (
+    AfterValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StringConstraints,
+    WithJsonSchema,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
-from ._base import InputModel, ResourceModel, check_http_uri, field_error, validation_error
+from ._base import (
+    HTTP_URL_SCHEMA,
+    WHOLE_NUMBER,
+    InputModel,
+    ResourceModel,
+    check_http_uri,
+    field_error,
+    http_url_schema,
+    validation_error,
+)
 from .files import (
     RESEARCH_MIME_TYPES,
     VISUAL_MIME_TYPES,
@@ -58,7 +76,7 @@ class Source(ResourceModel):
     updated_at: str | None = None
 
 
-HttpUriStr = Annotated[str, AfterValidator(check_http_uri)]
+HttpUriStr = Annotated[str, AfterValidator(check_http_uri), WithJsonSchema(HTTP_URL_SCHEMA)]
 """An absolute http or https URL, kept as the exact string given."""
 
 
@@ -86,7 +104,7 @@ class UrlSourceCreate(InputModel):
 
 class YoutubeSourceCreate(InputModel):
     type: Literal["youtube"]
-    url: Annotated[HttpUriStr, AfterValidator(_check_youtube)]
+    url: Annotated[HttpUriStr, AfterValidator(_check_youtube), WithJsonSchema(http_url_schema(YOUTUBE_HOSTS))]
     title: str | None = None
 
 
@@ -129,14 +147,42 @@ def _check_file_name(name: str) -> str:
     return name
 
 
+def _extension_pattern(extensions: tuple[str, ...]) -> str:
+    """A file name ending in one of ``extensions``, in any case (``.PDF`` is a ``.pdf``)."""
+    spelled = (
+        "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in ext[1:]) for ext in extensions
+    )
+    return rf"^[^/\\\x00]+\.({'|'.join(spelled)})$"
+
+
+def _describe_upload_types(schema: dict[str, Any]) -> None:
+    """The accepted types, the narrower list with ``prepare_visuals``, and the extension each needs."""
+    schema["properties"]["mime_type"] = {"type": "string", "enum": list(RESEARCH_MIME_TYPES)}
+    schema["anyOf"] = [
+        {
+            "title": f"{mime} {'visuals' if visual else 'research'}",
+            "properties": {
+                "mime_type": {"const": mime},
+                "file_name": {"pattern": _extension_pattern(extensions)},
+                "prepare_visuals": {"const": visual},
+            },
+            **({"required": ["prepare_visuals"]} if visual else {}),
+        }
+        for visual, table in ((False, RESEARCH_MIME_TYPES), (True, VISUAL_MIME_TYPES))
+        for mime, extensions in table.items()
+    ]
+
+
 class UploadReservationInput(InputModel):
     """Reserve an upload slot. ``mime_type`` must be supported and match the file name's extension."""
+
+    model_config = ConfigDict(json_schema_extra=_describe_upload_types)
 
     file_name: Annotated[
         str, StringConstraints(min_length=1, max_length=MAX_FILE_NAME_CHARS), AfterValidator(_check_file_name)
     ]
     mime_type: Annotated[str, StringConstraints(min_length=1)]
-    size_bytes: Annotated[StrictInt, Field(ge=MIN_UPLOAD_BYTES, le=MAX_UPLOAD_BYTES)]
+    size_bytes: Annotated[StrictInt, Field(ge=MIN_UPLOAD_BYTES, le=MAX_UPLOAD_BYTES), WHOLE_NUMBER]
     title: UploadTitle | None = None
     prepare_visuals: StrictBool = False
 
