@@ -247,14 +247,39 @@ def test_unknown_route_is_404_problem(api: httpx.Client, path: str) -> None:
         ("DELETE", "/v1/voices", {"GET"}),
         ("PUT", "/v1/podcasts", {"GET", "POST"}),
         ("POST", f"/v1/hosts/{'h' * 8}", {"GET", "PATCH", "DELETE"}),
+        ("PUT", "/v1/episodes/0b8f3c1e-3d4a-4c55-9a8e-2f61d7c0a9b4", {"GET", "PATCH", "DELETE"}),
+        # A fixed path is not a parameter's value: "generate" is no episode id, "uploads" no source id.
+        ("GET", "/v1/episodes/generate", {"POST"}),
+        ("PUT", "/v1/episodes/generate", {"POST"}),
+        ("DELETE", "/v1/episodes/import", {"POST"}),
+        ("GET", "/v1/sources/uploads", {"POST"}),
+        ("DELETE", "/v1/videos/options", {"GET"}),
     ],
 )
 def test_wrong_method_is_405_with_allow(api: httpx.Client, method: str, path: str, allowed: set[str]) -> None:
     response = api.request(method, path)
     problem = assert_problem(response, 405, "method_not_allowed")
     allow = {m.strip() for m in response.headers["allow"].split(",")}
-    assert allowed <= allow and method not in allow, allow
+    # Exactly the methods of the routes that can take this path (HEAD comes with GET).
+    assert allow - {"HEAD"} == allowed, allow
+    assert ("HEAD" in allow) == ("GET" in allowed), allow
     assert method in problem["detail"]
+
+
+def test_a_path_no_route_takes_by_its_ids_names_the_methods_of_its_shape(api: httpx.Client) -> None:
+    """ "xyz" is no episode id: the methods listed are those of /v1/episodes/{episode_id}, which say 400."""
+    response = api.put("/v1/episodes/xyz")
+    assert_problem(response, 405, "method_not_allowed")
+    assert {m.strip() for m in response.headers["allow"].split(",")} == {"GET", "HEAD", "PATCH", "DELETE"}
+    assert_problem(api.get("/v1/episodes/xyz"), 400)
+
+
+@pytest.mark.parametrize("method", ["FOO", "BREW", "X-DELETE"])
+def test_an_unknown_method_gets_a_problem_with_a_request_id(api: httpx.Client, method: str) -> None:
+    response = api.request(method, "/v1/episodes")
+    problem = assert_problem(response, 400, "bad_request")
+    assert method in problem["detail"]
+    assert problem["request_id"].startswith("req_")
 
 
 @pytest.mark.parametrize(

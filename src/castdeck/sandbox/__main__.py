@@ -17,6 +17,7 @@ import math
 import socket
 from dataclasses import replace
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
 import uvicorn
@@ -195,7 +196,7 @@ async def serve(settings: Settings, log_level: str = "warning") -> None:
         access_log=False,
         lifespan="on",
         timeout_graceful_shutdown=3,
-        http="httptools" if _has_httptools() else "h11",
+        http=_http_protocol(),
         proxy_headers=False,
         server_header=False,
     )
@@ -225,12 +226,13 @@ def _stop_when_stdin_closes(server: uvicorn.Server) -> None:
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
-def _has_httptools() -> bool:
+def _http_protocol() -> type[asyncio.Protocol] | Literal["h11"]:
+    """httptools where it is installed (large uploads stream at disk speed), else h11."""
     try:
-        import httptools  # noqa: F401
+        from .http_protocol import ProblemHttpToolsProtocol
     except ImportError:
-        return False
-    return True
+        return "h11"
+    return ProblemHttpToolsProtocol
 
 
 def main(argv: list[str] | None = None) -> None:

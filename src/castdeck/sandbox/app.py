@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import logging
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -13,7 +14,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Match, Route
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Scope
 
 from . import routes as _routes  # registers every endpoint
 from .clock import CLOCK
@@ -21,7 +22,7 @@ from .gateway import Chaos, Gateway, RateLimiter
 from .jobs import JobRunner
 from .openapi import openapi_document
 from .problems import ApiProblem
-from .routing import ROUTES
+from .routing import ROUTES, UUID_PATH_PARAMS
 from .service import Sandbox
 
 log = logging.getLogger("castdeck.sandbox")
@@ -53,15 +54,48 @@ async def _http_exception(request: Request, exc: Exception) -> Response:
     return problem.response(_request_id(request))
 
 
+def _takes_its_uuids(child: Scope) -> bool:
+    """Whether every UUID parameter of a matched route got a UUID (``generate`` is no episode id)."""
+    for name, value in child.get("path_params", {}).items():
+        if name in UUID_PATH_PARAMS:
+            try:
+                uuid.UUID(str(value))
+            except ValueError:
+                return False
+    return True
+
+
 def _allowed_methods(request: Request) -> str:
-    """Every method some route serves on this path (one Route per method, so Starlette names only one)."""
-    methods: set[str] = set()
+    """The methods of the routes whose parameters can take this path (one Route per method, so
+    Starlette names only one). Where no route's parameters fit, the methods of those the path
+    matches by shape, which answer 400 to such a path."""
+    fitting: set[str] = set()
+    shaped: set[str] = set()
     for candidate in request.app.routes:
-        match, _ = candidate.matches({**request.scope, "method": "\x00"})
-        if match != Match.NONE and isinstance(candidate, Route):
-            methods |= candidate.methods or set()
+        match, child = candidate.matches({**request.scope, "method": "\x00"})
+        if match == Match.NONE or not isinstance(candidate, Route):
+            continue
+        shaped |= candidate.methods or set()
+        if _takes_its_uuids(child):
+            fitting |= candidate.methods or set()
+    methods = fitting or shaped
     order = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
     return ", ".join(sorted(methods, key=lambda m: (order.index(m) if m in order else len(order), m)))
+
+
+class _SandboxRoute(Route):
+    """A route whose path parameters never take the whole path of a route with none: ``GET
+    /v1/episodes/generate`` is a method that path does not have (405, ``Allow: POST``), not an
+    episode id that is no UUID (400)."""
+
+    def __init__(self, path: str, endpoint: Any, *, methods: list[str], fixed_paths: frozenset[str]) -> None:
+        super().__init__(path, endpoint, methods=methods)
+        self._fixed_paths = fixed_paths if "{" in path else frozenset()
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if scope.get("type") == "http" and scope.get("path") in self._fixed_paths:
+            return Match.NONE, {}
+        return super().matches(scope)
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:
@@ -118,7 +152,11 @@ def build_app(sandbox: Sandbox) -> ASGIApp:
             ) from error
         return JSONResponse({"now": CLOCK.now().isoformat(), "offset_seconds": CLOCK.offset})
 
-    routes = [Route(spec.path, spec.handler, methods=[spec.method]) for spec in ROUTES]
+    fixed_paths = frozenset(spec.path for spec in ROUTES if "{" not in spec.path)
+    routes: list[Route] = [
+        _SandboxRoute(spec.path, spec.handler, methods=[spec.method], fixed_paths=fixed_paths)
+        for spec in ROUTES
+    ]
     if sandbox.settings.test_clock:  # tests only: not part of the interface, not in its description
         routes.append(Route("/_sandbox/clock", advance_clock, methods=["POST"]))
     routes += [

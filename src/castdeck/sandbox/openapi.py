@@ -10,23 +10,25 @@ from pydantic.json_schema import models_json_schema
 
 from castdeck.api.models import Problem
 
-from .routing import ROUTES, RouteSpec
+from .routing import ROUTES, UUID_PATH_PARAMS, RouteSpec
 
-TAGS = [
-    "Health",
-    "Account",
-    "Podcasts",
-    "Episodes",
-    "Analytics",
-    "Hosts",
-    "Sources",
-    "Videos",
-    "Shorts",
-    "Voiceovers",
-    "Voices",
-]
+TAGS = {
+    "Health": "The API index and a liveness probe; no key needed.",
+    "Account": "The organization behind the key: its plan and credit balance.",
+    "Podcasts": "Shows: their title, hosts, language and feed.",
+    "Episodes": "Episodes of a podcast: create, generate from a prompt or script, import script text, "
+    "edit, publish and unpublish, cover art and word timestamps.",
+    "Analytics": "Downloads and video views of an episode or a whole podcast.",
+    "Hosts": "The voices and characters who speak in episodes (Characters in the studio).",
+    "Sources": "Research material for prompts and the visuals of voiceovers: URLs, YouTube videos, text "
+    "and uploaded files.",
+    "Videos": "Videos generated from a prompt or a finished script, followed to completion by polling.",
+    "Shorts": "Videos of 30 or 60 seconds, portrait unless told otherwise, generated like videos.",
+    "Voiceovers": "Narration over uploaded visuals (slides, images, documents).",
+    "Voices": "The catalogue of voices a host can speak with.",
+}
 REF = "#/components/schemas/{model}"
-UUID_PARAMS = {"episode_id", "podcast_id"}
+UUID_PARAMS = UUID_PATH_PARAMS
 ALWAYS_ERRORS = (400, 401, 403, 404, 429, 500)
 ERROR_TEXT = {
     400: "Malformed request or failed validation",
@@ -230,6 +232,8 @@ def openapi_document(base_url: str) -> dict[str, Any]:
             "parameters": _parameters(spec, component_schemas),
             "responses": responses,
         }
+        if spec.description:
+            operation["description"] = spec.description
         if not spec.auth:
             operation["security"] = []
         request_body = _request_body(spec)
@@ -237,6 +241,9 @@ def openapi_document(base_url: str) -> dict[str, Any]:
             operation["requestBody"] = request_body
         openapi_path = re.sub(r"{(\w+):\w+}", r"{\1}", spec.path)
         paths.setdefault(openapi_path, {})[spec.method.lower()] = operation
+    for spec in specs:  # a query model is described by its parameters, not as a component of its own
+        if spec.query is not None:
+            component_schemas.pop(spec.query.__name__, None)
     return {
         "openapi": "3.1.0",
         "info": {
@@ -246,7 +253,7 @@ def openapi_document(base_url: str) -> dict[str, Any]:
             "voiceover generation interface.",
         },
         "servers": [{"url": base_url}],
-        "tags": [{"name": t} for t in TAGS],
+        "tags": [{"name": name, "description": text} for name, text in TAGS.items()],
         "security": [{"bearer": []}],
         "paths": paths,
         "components": {

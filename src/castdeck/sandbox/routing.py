@@ -16,6 +16,9 @@ from starlette.responses import Response
 
 Handler = Callable[[Request], Awaitable[Response]]
 
+UUID_PATH_PARAMS = frozenset({"episode_id", "podcast_id", "source_id", "media_id"})
+"""Path parameters that take a UUID: a path whose segment there is no UUID is not theirs."""
+
 
 @dataclass(frozen=True)
 class RouteSpec:
@@ -24,6 +27,7 @@ class RouteSpec:
     handler: Handler
     tag: str
     summary: str
+    description: str = ""  # what a generated client should know beyond the summary
     status: int = 200
     body: Any = None  # an input model, a list of models (oneOf), or a media-type string for raw bodies
     body_required: bool = True

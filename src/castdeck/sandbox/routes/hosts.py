@@ -23,6 +23,7 @@ def present_host(request: Request, record: Any) -> dict[str, Any]:
     data = dict(record.data)
     voice = sandbox.db.get("voice", str(data.get("voice_id"))) if data.get("voice_id") is not None else None
     data["voice"] = None if voice is None else {k: voice.data.get(k) for k in VOICE_FIELDS}
+    data.setdefault("archived_at", None)  # every host has the field; set once DELETE archives it
     if record.meta.get("archived"):
         data["archived"] = True
     return data
@@ -128,6 +129,10 @@ async def update_host(request: Request) -> Response:
     "/v1/hosts/{host_id}",
     tag="Hosts",
     summary="Archive a host",
+    description="Archives the host; nothing is erased. It leaves `GET /v1/hosts` and can no longer be "
+    "named in a new podcast, but `GET /v1/hosts/{host_id}` still returns it, with `archived_at` set "
+    "to when it was archived. Archiving an archived host changes nothing and answers "
+    "204 again.",
     status=204,
     errors=(401, 403, 404, 429, 500),
 )
