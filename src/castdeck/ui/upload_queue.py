@@ -260,22 +260,25 @@ class UploadQueueView(QWidget):
         self.table.setSelectionMode(mode)
         self.update_actions()
 
-    def _each_selected(self, method: str, allowed: str) -> None:
-        for item in self.selected_items():
-            if getattr(item, allowed):
-                getattr(self.queue, method)(item.id)
-
     def pause_selected(self) -> None:
-        self._each_selected("pause", "can_pause")
+        for item in self.selected_items():
+            if item.can_pause:
+                self.queue.pause(item.id)
 
     def resume_selected(self) -> None:
-        self._each_selected("resume", "can_resume")
+        for item in self.selected_items():
+            if item.can_resume:
+                self.queue.resume(item.id)
 
     def cancel_selected(self) -> None:
-        self._each_selected("cancel", "can_cancel")
+        for item in self.selected_items():
+            if item.can_cancel:
+                self.queue.cancel(item.id)
 
     def retry_selected(self) -> None:
-        self._each_selected("retry", "can_retry")
+        for item in self.selected_items():
+            if item.can_retry:
+                self.queue.retry(item.id)
 
     def clear_finished(self) -> None:
         self.queue.clear_finished()

@@ -112,8 +112,8 @@ class SessionDialog(FormDialog):
                 QTimer.singleShot(0, self._block_if_unwritable)
                 raise
 
+        self.session = session  # before the form is built: building it revalidates, which reads it
         super().__init__(title, send, submit_label=submit_label, parent=parent)
-        self.session = session
         self.messages: dict[str, str] = {}
         """Wording for a field's other rule breaks (such as a pattern), by field name."""
         self._refills: list[tuple[ComboPicker | CheckPicker, Callable[[], ListFeed[Any]], str | None]] = []
@@ -161,8 +161,7 @@ class SessionDialog(FormDialog):
 
     def revalidate(self) -> bool:
         ok = super().revalidate()
-        session = getattr(self, "session", None)
-        if session is not None and session.write_block_reason:
+        if self.session.write_block_reason:
             self.submit_button.setEnabled(False)
         return ok
 

@@ -69,13 +69,13 @@ class HostDialog(FormDialog):
 
     def __init__(self, session: Session, host: Host | None = None, parent: QWidget | None = None) -> None:
         editing = host is not None
+        self.session = session  # before the form is built: building it revalidates, which reads it
         super().__init__(
             "Edit host" if editing else "New host",
             lambda payload: self._send_host(payload),
             submit_label="Save changes" if editing else "Create host",
             parent=parent,
         )
-        self.session = session
         self.host = host
         self.resize(800, TALLEST)
 
@@ -194,7 +194,7 @@ class HostDialog(FormDialog):
 
     def revalidate(self) -> bool:
         ok = super().revalidate()
-        if getattr(self, "session", None) is not None and self.session.write_block_reason:
+        if self.session.write_block_reason:
             self.submit_button.setEnabled(False)
         return ok
 

@@ -81,13 +81,13 @@ class SourceTypeChoice(QWidget):
 
 class SourceDialog(FormDialog):
     def __init__(self, session: Session, parent: QWidget | None = None, *, kind: str = "url") -> None:
+        self.session = session  # before the form is built: building it revalidates, which reads it
         super().__init__(
             "New source",
             lambda payload: self._send_source(payload),
             submit_label="Add source",
             parent=parent,
         )
-        self.session = session
         self.resize(680, 460)
 
         self.type_choice = SourceTypeChoice(self)
@@ -168,7 +168,7 @@ class SourceDialog(FormDialog):
 
     def revalidate(self) -> bool:
         ok = super().revalidate()
-        if getattr(self, "session", None) is not None and self.session.write_block_reason:
+        if self.session.write_block_reason:
             self.submit_button.setEnabled(False)
         return ok
 

@@ -166,6 +166,9 @@ class EpisodesPane(PicturedPane):
     kind = "episode"
     new_label = "New episode"
 
+    _built = False
+    """False while the base class builds the pane and already asks it for its filters or write state."""
+
     def __init__(self, session: Session, background: Background, parent: QWidget | None = None) -> None:
         self.background = background
         self.names = NameBook(
@@ -258,6 +261,7 @@ class EpisodesPane(PicturedPane):
         self.listen_window: ListenWindow | None = None
         self.listen_failed: WindowFailed | None = None
         """Says why, when the Listen window could not be built."""
+        self._built = True
 
     # --- ResourcePane --------------------------------------------------------------------------------------
 
@@ -277,7 +281,7 @@ class EpisodesPane(PicturedPane):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
 
     def filter_values(self) -> dict[str, str | None]:
-        if not hasattr(self, "status_filter"):
+        if not self._built:  # asked by the base class while it builds, before the filters exist
             return {"podcast_id": None, "status": None}
         return {
             "podcast_id": self.podcast_filter.selected_id(),
@@ -323,9 +327,8 @@ class EpisodesPane(PicturedPane):
         return f"{state} · {day}" if day else state
 
     def on_write_state(self, reason: str | None) -> None:
-        replacer = getattr(self, "cover_replacer", None)
-        if replacer is not None:
-            replacer.on_write_state(reason)
+        if self._built:  # the replacer is told the state when it is made
+            self.cover_replacer.on_write_state(reason)
 
     def show_item(self, item: Episode) -> None:
         for kind in ("podcast", "host", "source"):

@@ -96,17 +96,21 @@ class VoicesPane(ResourcePane):
     title = "Voices"
     kind = "voice"
 
+    _built = False
+    """False while the base class builds the pane and already asks it for its list."""
+
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(session, parent)
         self.voice_filters = VoiceFilters(self)
         self.filters.addWidget(self.voice_filters)
         self.voice_filters.changed.connect(self.reload)
+        self._built = True
 
     def columns(self) -> list[Column]:
         return voice_columns()
 
     def open_list(self) -> ListFeed[Voice]:
-        filters = self.voice_filters.values() if hasattr(self, "voice_filters") else {}
+        filters = self.voice_filters.values() if self._built else {}
         return voice_feed(self.session, filters, self.page_size)
 
     def show_item(self, item: Voice) -> None:
