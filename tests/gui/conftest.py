@@ -156,6 +156,8 @@ async def on_line(sandbox: RunningSandbox, cache: Cache, tmp_path: Path) -> Asyn
     opened = await session_through(sandbox.base_url, cache, line, signed_too=True)
     background = Background(opened, tmp_path / "background")
     background.start()
+    await background.picked_up()  # as ``connected``: a test that takes the line down at once would
+    # otherwise hold the first round of resuming, which then outlives the test
     yield OnLine(opened, background, line)
     line.up()
     line.release()
