@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import random
-import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +15,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .clock import CLOCK
 from .db import Database, Org
-from .problems import ApiProblem
+from .problems import ApiProblem, new_request_id
 
 PLANS_WITH_API = {"creator", "pro", "business", "enterprise"}
 CHAOS_FAULTS = ("500", "502", "503", "429", "slow", "drop_before", "drop_after")
@@ -99,7 +98,7 @@ class Gateway:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = "req_" + secrets.token_hex(10)
+        request_id = new_request_id()
         state: dict[str, Any] = scope.setdefault("state", {})
         state["request_id"] = request_id
         extra: dict[str, str] = {"X-Request-Id": request_id}

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from .problems import PROBLEM_MEDIA_TYPE, ApiProblem
+from .problems import PROBLEM_MEDIA_TYPE, ApiProblem, new_request_id
 
 KNOWN_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 _REQUEST_LINE = re.compile(rb"([!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}) [^ \r\n]+ HTTP/1\.[01]\r?\n")
@@ -42,7 +41,7 @@ class ProblemHttpToolsProtocol(HttpToolsProtocol):
         super().data_received(data)
 
     def send_400_response(self, msg: str) -> None:
-        request_id = "req_" + secrets.token_hex(10)
+        request_id = new_request_id()
         problem = unreadable_request_problem(self._last_data)
         body = json.dumps(problem.body(request_id), separators=(",", ":")).encode()
         head = [

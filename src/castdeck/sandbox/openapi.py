@@ -28,7 +28,6 @@ TAGS = {
     "Voices": "The catalogue of voices a host can speak with.",
 }
 REF = "#/components/schemas/{model}"
-UUID_PARAMS = UUID_PATH_PARAMS
 ALWAYS_ERRORS = (400, 401, 403, 404, 429, 500)
 ERROR_TEXT = {
     400: "Malformed request or failed validation",
@@ -124,7 +123,7 @@ def _parameters(spec: RouteSpec, component_schemas: dict[str, Any]) -> list[dict
     params: list[dict[str, Any]] = []
     for name in re.findall(r"{(\w+)(?::\w+)?}", spec.path):
         schema: dict[str, Any] = {"type": "string", "minLength": 1}
-        if name in UUID_PARAMS:
+        if name in UUID_PATH_PARAMS:
             schema = {"type": "string", "format": "uuid"}
         params.append({"name": name, "in": "path", "required": True, "schema": schema})
     if spec.query is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 from typing import Any
 
 from starlette.responses import Response
@@ -25,6 +26,11 @@ TITLES = {
     503: ("internal_error", "Service unavailable"),
     504: ("bad_gateway", "Gateway timeout"),
 }
+
+
+def new_request_id() -> str:
+    """The ``X-Request-Id`` (and a problem's ``request_id``) of one request."""
+    return "req_" + secrets.token_hex(10)
 
 
 class ApiProblem(Exception):

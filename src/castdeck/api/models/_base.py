@@ -32,6 +32,7 @@ __all__ = [
     "InputModel",
     "ResourceModel",
     "UpdateModel",
+    "any_case",
     "check_http_uri",
     "check_unique",
     "check_uri",
@@ -177,15 +178,15 @@ form RFC 3986 gives it. The server accepts more (an IP address, a pasted address
 accents, which it keeps as given)."""
 
 
-def _any_case(text: str) -> str:
+def any_case(text: str) -> str:
     """``text`` as a pattern that ignores case (JSON Schema patterns have no flags); only dots are escaped,
-    as the host names here hold nothing else a pattern treats specially."""
+    as the host names and file extensions given here hold nothing else a pattern treats specially."""
     return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else "\\." if c == "." else c for c in text)
 
 
 def http_url_schema(hosts: Iterable[str]) -> dict[str, Any]:
     """:data:`HTTP_URL_SCHEMA` narrowed to ``hosts`` and their subdomains (host names ignore case)."""
-    names = "|".join(_any_case(host) for host in sorted(hosts))
+    names = "|".join(any_case(host) for host in sorted(hosts))
     pattern = rf"^[Hh][Tt][Tt][Pp][Ss]?://([A-Za-z0-9-]+\.)*({names}){_REST}$"
     return {**HTTP_URL_SCHEMA, "pattern": pattern}
 

@@ -23,6 +23,7 @@ from ._base import (
     WHOLE_NUMBER,
     InputModel,
     ResourceModel,
+    any_case,
     check_http_uri,
     field_error,
     http_url_schema,
@@ -149,10 +150,8 @@ def _check_file_name(name: str) -> str:
 
 def _extension_pattern(extensions: tuple[str, ...]) -> str:
     """A file name ending in one of ``extensions``, in any case (``.PDF`` is a ``.pdf``)."""
-    spelled = (
-        "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in ext[1:]) for ext in extensions
-    )
-    return rf"^[^/\\\x00]+\.({'|'.join(spelled)})$"
+    spelled = "|".join(any_case(ext[1:]) for ext in extensions)
+    return rf"^[^/\\\x00]+\.({spelled})$"
 
 
 def _describe_upload_types(schema: dict[str, Any]) -> None:
