@@ -41,6 +41,7 @@ from castdeck.ui.first_steps import guide_dismissed
 from castdeck.ui.main_window import MainWindow
 from castdeck.ui.welcome import mark_welcome_done
 from tests.conftest import DEMO_KEY, RunningSandbox, wait_for
+from tests.gui.accessibility import problems
 from tests.gui.conftest import ARTIFACTS, until
 from tests.gui.helpers import dark_palette
 
@@ -243,6 +244,7 @@ async def test_the_early_window_takes_no_input(
         await until(lambda: early.first_painted)
         shield = QApplication.focusWidget()
         assert shield is early.shield and shield.cursor().shape() == Qt.CursorShape.BusyCursor
+        assert problems(early) == []  # what a screen reader finds while it waits, named and read
         # as the window system delivers them: to the window, at the place of the second row
         viewport = early.table.viewport()
         row = viewport.mapTo(early, early.table.visualRect(early.model.index(1, 0)).center())

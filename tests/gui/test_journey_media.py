@@ -45,8 +45,10 @@ VISUAL = "Tidal array diagram"  # a seeded upload with prepared visuals (the voi
 
 def named(root: QWidget, cls: type[Any], name: str) -> Any:
     """The one visible widget of ``cls`` under ``root`` whose accessible name is ``name`` (what a
-    screen reader, and a person, knows it by)."""
-    found = [w for w in root.findChildren(cls) if w.accessibleName() == name and w.isVisible()]
+    screen reader, and a person, knows it by), or, for a value with no field name beside it,
+    whose accessible description is (its name is the value: castdeck.ui.accessible)."""
+    found = [w for w in root.findChildren(cls)
+             if name in (w.accessibleName(), w.accessibleDescription()) and w.isVisible()]  # fmt: skip
     assert len(found) == 1, (name, [w.accessibleName() for w in root.findChildren(cls) if w.isVisible()])
     return found[0]
 

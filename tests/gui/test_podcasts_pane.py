@@ -77,7 +77,7 @@ async def test_podcasts_load_page_and_show_details(
     assert pane.details.value_of("Visibility") == "Public"
     links = {lbl.accessibleName(): lbl.toolTip() for lbl in pane.details.findChildren(QLabel)}
     assert links.get("Open the podcast's website") == public.url
-    assert links.get("RSS feed") == public.rss_feed_url
+    assert links.get("Open the RSS feed") == public.rss_feed_url
     assert "weekly conversation" in pane.details.text.toPlainText()
     await pane.names.wait("host")
     await until(lambda: "Alex Rivera" in (pane.details.value_of("Hosts") or ""))

@@ -14,36 +14,23 @@ from PySide6.QtWidgets import QAbstractButton, QApplication, QDialog, QPushButto
 from pytestqt.qtbot import QtBot
 
 import castdeck.ui
-from castdeck.api.models import Episode
-from castdeck.scripts.analysis import analyze
-from castdeck.scripts.speakers import HostRef
 from castdeck.services.background import Background
-from castdeck.services.profiles import KeyStore, ProfileStore
 from castdeck.services.session import Session
-from castdeck.store.drafts import SnapshotInfo
-from castdeck.ui.connect_dialog import ConnectDialog
 from castdeck.ui.dialogs.episode_dialogs import (
-    EpisodeCreateDialog,
-    EpisodeEditDialog,
-    PublishDialog,
     SessionDialog,
 )
 from castdeck.ui.dialogs.generate_dialog import GenerateDialog
 from castdeck.ui.dialogs.host_dialog import HostDialog
-from castdeck.ui.dialogs.media_dialog import MediaCreateDialog
 from castdeck.ui.dialogs.podcast_dialog import PodcastDialog
-from castdeck.ui.dialogs.source_dialog import SourceDialog
 from castdeck.ui.forms import FormDialog
 from castdeck.ui.listen.listen_window import ListenWindow
 from castdeck.ui.main_window import MainWindow
 from castdeck.ui.pane_failed import WindowFailed
 from castdeck.ui.screen_fit import LAPTOP, TITLE_BAR, FittedDialog, placed
-from castdeck.ui.scripts.dialogs import HistoryDialog, MappingDialog, RenameDialog, SendDialog
-from castdeck.ui.welcome import WelcomeDialog
+from castdeck.ui.scripts.dialogs import RenameDialog
 from castdeck.ui.widgets import alive
 from tests.gui.conftest import quiet, until
-
-SCRIPT = "MAYA: Welcome back to the show.\nTOM: Today, rivers and why they bend.\n"
+from tests.gui.every_window import every_dialog
 
 W = TypeVar("W", bound=QWidget)
 
@@ -141,39 +128,7 @@ async def show(
 async def test_every_dialog_and_window_fits_a_laptop_with_its_buttons_in_view(
     qtbot: QtBot, session: Session, background: Background, opened: list[QWidget], shot: Any
 ) -> None:
-    client = session.client
-    episode = next(e for e in await client.episodes.list(limit=50).to_list() if isinstance(e, Episode))
-    podcast_id = episode.podcast_id
-    hosts = [HostRef(str(h.id), h.name or "") for h in await client.hosts.list(limit=10).to_list()]
-    video_options = await client.videos.options()
-    short_options = await client.shorts.options()
-    voiceover_options = await client.voiceovers.options()
-    analysis = analyze(SCRIPT, hosts=hosts)
-
-    async def nothing(_: Any) -> None:
-        return None
-
-    async def no_sandbox() -> None:
-        return None
-
-    dialogs: list[QDialog] = [
-        ConnectDialog(ProfileStore(), KeyStore()),
-        WelcomeDialog(no_sandbox),
-        GenerateDialog(session, background, podcast_id),
-        EpisodeCreateDialog(session, podcast_id),
-        EpisodeEditDialog(session, episode),
-        PublishDialog(session, episode, nothing, schedule=True),
-        PodcastDialog(session),
-        HostDialog(session),
-        SourceDialog(session, kind="text"),
-        MediaCreateDialog(session, background, "videos", video_options),
-        MediaCreateDialog(session, background, "shorts", short_options),
-        MediaCreateDialog(session, background, "voiceovers", voiceover_options),
-        SendDialog(session, "import", analysis, podcast_id=podcast_id, render=True, balance=1000.0),
-        MappingDialog(["MAYA", "TOM"], hosts, {}),
-        RenameDialog("MAYA"),
-        HistoryDialog([SnapshotInfo(n, "draft", "saved", 120 * n, 1_700_000_000.0 + n) for n in range(40)]),
-    ]
+    dialogs = await every_dialog(session, background)
     for dialog in dialogs:
         await show(qtbot, opened, dialog)
         if isinstance(dialog, FormDialog):

@@ -38,6 +38,7 @@ from castdeck.ui.upload_queue import (
     format_eta,
 )
 from castdeck.ui.widgets import rows_stay_put
+from tests.gui.accessibility import problems
 from tests.gui.conftest import OnLine, quiet, shown_pane, until
 from tests.gui.helpers import (
     answer_in_one_call,
@@ -176,6 +177,7 @@ async def test_dropping_a_folder_uploads_the_good_files_and_refuses_the_rest(
     await shown_later(view)
     shot(pane, "upload-queue-sources-finished")
     shot(view, "upload-queue-finished")
+    assert problems(pane) == []  # a screen reader reads every file's row, its state and its progress
 
     # the context menu offers the same actions as the buttons, for the row under the pointer
     row_rect = view.table.visualRect(view.model.index(view.model.row_of(refused.id), 0))
@@ -184,6 +186,7 @@ async def test_dropping_a_folder_uploads_the_good_files_and_refuses_the_rest(
     texts = [a.text() for a in menu.actions() if not a.isSeparator()]
     assert texts == ["Pause", "Resume", "Cancel", "Retry", "Pause all", "Resume all", "Cancel all",
                      "Retry failed", "Clear finished"]  # fmt: skip
+    assert problems(menu, hidden=True) == []
     assert view.actions_by_name["retry"].isEnabled() and not view.actions_by_name["pause"].isEnabled()
     # Retry on the refused file looks at it again, and says so (it is still empty)
     view.buttons["retry"].click()

@@ -34,6 +34,8 @@ __all__ = [
 ]
 
 EPISODE_COLUMNS = ("Title", "Podcast", "Status", "Generation", "Created", "Published")
+EPISODE_BLANKS = ("Untitled", "No podcast", "No status", "No generation", "Not known", "Not published")
+"""What a blank cell of each column reads as to a screen reader."""
 EPISODE_COLUMN_WIDTHS = (0, 124, 74, 126, 84, 112)
 """Pixels per column of the Episodes list; the title (0) takes what is left."""
 

@@ -8,6 +8,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractButton, QFormLayout, QLabel, QVBoxLayout, QWidget
 
+from .accessible import set_value, shows_value
 from .flow_layout import FlowLayout, flow_policy
 from .palette import tone
 from .widgets import SafeTextBrowser, display_text, laid_out, open_web_link
@@ -47,12 +48,12 @@ class DetailsPanel(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.35)
         font.setBold(True)
         self.heading.setFont(font)
-        self.heading.setAccessibleName("Title")
+        # named by its text, the item's title (as every value: castdeck.ui.accessible)
         self.heading.setTextFormat(Qt.TextFormat.PlainText)
         outer.addWidget(self.heading)
         self.note = QLabel(self)
         self.note.setWordWrap(True)
-        self.note.setAccessibleName("Note")
+        shows_value(self.note, "Note")
         self.note.setTextFormat(Qt.TextFormat.PlainText)
         self.note.hide()
         outer.addWidget(self.note)
@@ -154,12 +155,12 @@ class DetailsPanel(QWidget):
                 self.form.addRow(label, value)
                 value.show()
             else:
-                shown = QLabel("—" if value in (None, "", []) else display_text(value))
+                shown = QLabel()
                 shown.setTextFormat(Qt.TextFormat.PlainText)
+                set_value(shown, None if value in (None, "", []) else display_text(value))
                 shown.setWordWrap(True)
                 shown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-                shown.setAccessibleName(label)
-                self.form.addRow(label, shown)
+                self.form.addRow(label, shown)  # the row's label labels the value (read "Status: Draft")
                 shown.show()
         for row in range(self.form.rowCount()):  # show now, not a loop turn later (screenshots, tests)
             for role in (QFormLayout.ItemRole.LabelRole, QFormLayout.ItemRole.FieldRole):

@@ -15,6 +15,7 @@ from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from . import icons
+from .accessible import shows_value
 
 __all__ = ["EMPTY_TEXTS", "EmptyState", "EmptyText", "empty_text", "nothing_matches"]
 
@@ -177,7 +178,7 @@ class EmptyState(QFrame):
         self.reason_label.setTextFormat(Qt.TextFormat.PlainText)
         self.reason_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.reason_label.setWordWrap(True)
-        self.reason_label.setAccessibleName("Why the button is unavailable")
+        shows_value(self.reason_label, "Why the button is unavailable")
         self.reason_label.hide()
         layout.addWidget(self.reason_label)
         across = QHBoxLayout()  # the texts take most of a narrow pane, at most 440 px of a wide one

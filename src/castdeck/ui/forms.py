@@ -40,6 +40,7 @@ from castdeck.api.errors import ApiError, CastdeckError, InputValidationError
 from castdeck.api.models import FieldError, field_errors
 from castdeck.services.tasks import tasks
 
+from .accessible import shows_value
 from .palette import tone
 from .screen_fit import LAPTOP, TITLE_BAR, FittedDialog, fitted_height, submit_on_keys
 from .widgets import Banner
@@ -151,7 +152,7 @@ class FormDialog(FittedDialog):
         outer.addWidget(self.area, 1)
         bottom = QHBoxLayout()
         self.problem = QLabel(self)
-        self.problem.setAccessibleName("What to fix")
+        shows_value(self.problem, "What to fix")
         self.problem.setWordWrap(True)
         self.problem.setStyleSheet("color: palette(mid);")
         bottom.addWidget(self.problem, 1)
@@ -188,7 +189,7 @@ class FormDialog(FittedDialog):
         if limit is not None:
             counter = QLabel(holder)
             counter.setAlignment(Qt.AlignmentFlag.AlignRight)
-            counter.setAccessibleName(f"{label} length")
+            shows_value(counter, f"{label} length")
             column.addWidget(counter)
         if hint:
             hint_label = QLabel(hint, holder)
@@ -198,7 +199,7 @@ class FormDialog(FittedDialog):
         error = QLabel(holder)
         error.setWordWrap(True)
         error.setStyleSheet(f"color: {tone('problem')};")
-        error.setAccessibleName(f"{label} error")
+        shows_value(error, f"{label} error")
         error.hide()
         column.addWidget(error)
         widget.setAccessibleName(label)

@@ -26,6 +26,7 @@ from castdeck.services.start_choice import LAST_PANE
 from castdeck.services.tasks import close_owned
 
 from . import icons
+from .accessible import name_grips
 from .first_steps import FirstSteps
 from .jobs.notifier import Notifier
 from .jobs.panel import JobsPanel
@@ -128,6 +129,7 @@ class MainWindow(QMainWindow):
 
         self.status = StatusBar(self)
         self.setStatusBar(self.status)
+        name_grips(self, "Resize the window")
 
         self.jobs_dock = QDockWidget("Jobs", self)
         self.jobs_dock.setObjectName("jobs_dock")

@@ -45,6 +45,7 @@ from castdeck.services.listing import ListFeed
 from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
 
+from .accessible import name_grips, shows_value
 from .cells import shown_count
 from .column_fit import ColumnFit
 from .details_panel import DetailsPanel, link_label
@@ -182,9 +183,10 @@ class ResourcePane(QWidget):
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         self.splitter.setSizes([620, 420])
+        name_grips(self.splitter, "Divider between the list and the details")
         outer.addWidget(self.splitter, 1)
         self.status = QLabel(self)
-        self.status.setAccessibleName(f"{self.title} list status")
+        shows_value(self.status, f"{self.title} list status")
         self.status.setStyleSheet("color: palette(mid);")
         outer.addWidget(self.status)
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVB
 
 from castdeck.failures import failure_reason, failure_report
 
+from .accessible import shows_value
 from .screen_fit import fit_window
 from .widgets import heading_label
 
@@ -51,7 +52,7 @@ class PaneFailed(QWidget):
         outer.addWidget(self.heading)
         reason = failure_reason(error)
         self.reason = QLabel(reason[:1].upper() + reason[1:], self)
-        self.reason.setAccessibleName("Why")
+        shows_value(self.reason, "Why")
         self.reason.setTextFormat(Qt.TextFormat.PlainText)
         self.reason.setWordWrap(True)
         self.reason.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -81,7 +82,7 @@ class PaneFailed(QWidget):
         buttons.addStretch(1)
         outer.addLayout(buttons)
         self.copied = QLabel("", self)
-        self.copied.setAccessibleName("Report status")
+        shows_value(self.copied, "Report status")
         self.copied.setAlignment(Qt.AlignmentFlag.AlignCenter)
         outer.addWidget(self.copied)
         outer.addStretch(2)

@@ -30,6 +30,7 @@ from castdeck.api.errors import CastdeckError
 from castdeck.services.listing import ListFeed
 from castdeck.services.tasks import tasks
 
+from .accessible import BLANK_CELL
 from .cells import format_time
 from .widgets import display_text
 
@@ -59,6 +60,7 @@ _ROLES = frozenset(
         Qt.ItemDataRole.ToolTipRole,
         Qt.ItemDataRole.TextAlignmentRole,
         DESCRIPTION_ROLE,
+        Qt.ItemDataRole.AccessibleTextRole,
     )
 )
 """The roles ``data`` answers; views ask many more (fonts, colours, check states) on every paint."""
@@ -67,6 +69,7 @@ _DECORATION = int(Qt.ItemDataRole.DecorationRole)
 _TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
 _ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
 _SORT, _ITEM, _DESCRIPTION = int(SORT_ROLE), int(ITEM_ROLE), int(DESCRIPTION_ROLE)
+_ACCESSIBLE_TEXT = int(Qt.ItemDataRole.AccessibleTextRole)
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 AnyIndex = QModelIndex | QPersistentModelIndex
 RoleData = QModelRoleDataSpan | QModelRoleData
@@ -110,6 +113,8 @@ class Column:
     sort_key: Callable[[Any], Any] | None = None
     tooltip: Callable[[Any], str | None] | None = None
     align_right: bool = False
+    blank: str = BLANK_CELL
+    """What a blank cell of the column reads as to a screen reader ("Not published")."""
 
 
 class ResourceTableModel(QAbstractTableModel):
@@ -188,6 +193,9 @@ class ResourceTableModel(QAbstractTableModel):
             return None if tip is None else display_text(tip)
         if role == _DESCRIPTION and number == 0 and self.describe is not None:
             return self.describe(item)
+        if role == _ACCESSIBLE_TEXT:  # a screen reader reads a blank cell as what blank means
+            value = column.value(item)
+            return column.blank if value is None or not str(value).strip() else None
         return None
 
     def headerData(

@@ -40,15 +40,13 @@ class StatusBar(QStatusBar):
         super().__init__(parent)
         self.setAccessibleName("Status")
         self.connection = QLabel(self)
-        self.connection.setAccessibleName("Connection state")
+        # Each label says what it shows ("Plan: Creator"), read as its name; the connection's dot
+        # is a colour, so its name says the state in words (set with the state).
         self.organization = QLabel(self)
-        self.organization.setAccessibleName("Organization")
         self.plan = QLabel(self)
-        self.plan.setAccessibleName("Plan")
         for label in (self.organization, self.plan):
             label.setTextFormat(Qt.TextFormat.PlainText)  # they quote the service
         self.balance = QLabel(self)
-        self.balance.setAccessibleName("Credit balance")
         self.activity = QProgressBar(self)
         self.activity.setAccessibleName("Network activity")
         self.activity.setMaximumWidth(90)
@@ -91,6 +89,7 @@ class StatusBar(QStatusBar):
         assert self.session is not None
         text, shade = STATE_TEXT[self.session.state]
         self.connection.setText(f'<span style="color:{tone(shade, self.palette())}">●</span> {text}')
+        self.connection.setAccessibleName(f"Connection: {text}")
         detail = display_text(self.session.state_detail or self.session.profile.base_url)
         self.connection.setToolTip(GuiQt.convertFromPlainText(detail))  # a service message, never markup
 

@@ -43,6 +43,7 @@ from castdeck.services.uploads import CONCURRENCY_KEY, UploadQueue
 from castdeck.store.jobs import Job
 from castdeck.store.uploads import UploadItem
 
+from .accessible import shows_value
 from .column_fit import ColumnFit
 from .upload_queue_model import (
     ETA,
@@ -127,7 +128,7 @@ class UploadQueueView(QWidget):
         title.setStyleSheet("font-weight: bold;")
         top.addWidget(title)
         self.totals = QLabel(self)
-        self.totals.setAccessibleName("Upload totals")
+        shows_value(self.totals, "Upload totals")
         self.totals.setTextFormat(Qt.TextFormat.PlainText)
         top.addWidget(self.totals, 1)
         self.concurrency_label = QLabel("Uploads at a time:", self)
@@ -165,7 +166,7 @@ class UploadQueueView(QWidget):
         outer.addWidget(self.table, 1)
         self.reason = QLabel(self)
         self.reason.setObjectName("uploadReason")
-        self.reason.setAccessibleName("What went wrong with the selected file")
+        shows_value(self.reason, "What went wrong with the selected file")
         self.reason.setTextFormat(Qt.TextFormat.PlainText)
         self.reason.setWordWrap(True)
         self.reason.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -74,6 +74,13 @@ _ANSWERED = frozenset({_DISPLAY, _ALIGNMENT, _PROGRESS, _FOREGROUND, _TOOLTIP, _
 """The roles the model answers; Qt's delegate asks these and more (fonts, colours, check states)
 for every cell it paints. Plain ints: compared for every cell on screen at each paint."""
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+_BLANK_READS = {
+    SIZE: "Size not known",
+    PROGRESS: "No progress: not sent",
+    SPEED: "Not sending",
+    ETA: "Not sending",
+}
+"""What a blank cell reads as to a screen reader, by column."""
 _PROBLEM_BRUSHES = {dark: QBrush(QColor(TONES["problem"][dark])) for dark in (False, True)}
 _FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
@@ -198,8 +205,9 @@ class UploadQueueModel(QAbstractTableModel):
             return self._tooltip(item, column)
         if role == _ITEM:
             return item
-        # the accessible text of the progress cell (a bar reads as its percent)
-        return self._display(item, column) if column == PROGRESS else None
+        # the accessible text: the progress bar reads as its percent, a blank cell as what blank means
+        blank = _BLANK_READS.get(column)
+        return None if blank is None else (self._display(item, column) or blank)
 
     # --- contents ------------------------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from castdeck.services.session import Session
 
+from .accessible import set_value, shows_value
 from .panes.voices import VoiceFilters, voice_columns, voice_facts, voice_feed
 from .resource_model import ResourceFilterProxy, ResourceTableModel
 from .widgets import describe_error
@@ -40,13 +41,14 @@ def voice_name(voice: Any) -> str:
     return str(getattr(voice, "description", None) or f"Voice {voice.id}")
 
 
-def _plain_label(parent: QWidget, name: str) -> QLabel:
+def _plain_label(parent: QWidget, what: str | None = None) -> QLabel:
+    """A selectable plain-text label: a value its form row labels, or one that says ``what`` it
+    shows (no field name beside it on screen)."""
     label = QLabel(parent)
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setWordWrap(True)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    label.setAccessibleName(name)
-    return label
+    return shows_value(label, what) if what else label
 
 
 class VoiceBrowser(QWidget):
@@ -121,7 +123,7 @@ class VoiceBrowser(QWidget):
         outer.addLayout(body, 1)
 
         self.status = QLabel(self)
-        self.status.setAccessibleName("Voice list status")
+        shows_value(self.status, "Voice list status")
         self.status.setStyleSheet("color: palette(mid);")
         outer.addWidget(self.status)
 
@@ -235,8 +237,7 @@ class VoiceBrowser(QWidget):
         else:
             self.chosen.setText(voice_name(voice))
             for label, value in voice_facts(voice):
-                shown = _plain_label(self, label)
-                shown.setText("—" if value in (None, "") else str(value))
+                shown = set_value(_plain_label(self), value if value not in (None, "") else None)
                 self.facts.addRow(label, shown)
         hidden = self.model.row_of(str(self._selected_id)) < 0 and not self.model.loading
         self.note.setText(

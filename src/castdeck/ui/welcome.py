@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from castdeck.services.sandbox_process import SandboxError
 from castdeck.services.tasks import tasks
 
+from .accessible import shows_value
 from .icons import icon
 from .screen_fit import FittedDialog
 from .widgets import heading_label
@@ -176,7 +177,7 @@ class WelcomeDialog(FittedDialog):
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.status.setAccessibleName("Status")
+        shows_value(self.status, "Status")
         self.status.hide()
         layout.addWidget(self.progress)
         layout.addWidget(self.status)

@@ -32,6 +32,7 @@ from castdeck.api.errors import CastdeckError
 from castdeck.services.messages import MESSAGE_LIMIT, clip, error_text
 from castdeck.services.safe_html import clip_text, looks_like_html, safe_html
 
+from .accessible import shows_value
 from .palette import is_dark, retone, tone
 
 __all__ = [
@@ -310,7 +311,7 @@ def player_missing_label(text: str, parent: QWidget) -> QLabel:
     and the command that installs what is missing), selectable so the command can be copied."""
     label = QLabel(text, parent)
     label.setObjectName("player_missing")
-    label.setAccessibleName("Player unavailable")
+    shows_value(label, "Player unavailable")
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setWordWrap(True)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -13,6 +13,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QWidget
 
 from . import icons
+from .accessible import shows_value
 
 __all__ = ["SANDBOX_TEXT", "SIDEBAR_ICON_SIZE", "pane_icon", "sandbox_strip", "sidebar", "sidebar_item"]
 
@@ -30,7 +31,7 @@ def sandbox_strip(parent: QWidget) -> QLabel:
     """The strip across the top that says the window works on the sandbox."""
     strip = QLabel(SANDBOX_TEXT, parent)
     strip.setObjectName("sandbox_strip")
-    strip.setAccessibleName("Sandbox")
+    shows_value(strip, "Sandbox")
     strip.setAlignment(Qt.AlignmentFlag.AlignCenter)
     strip.setStyleSheet(
         "QLabel#sandbox_strip { background: #f9a825; color: #000; font-weight: bold; padding: 3px; }"
@@ -48,7 +49,16 @@ def sidebar(parent: QWidget) -> QListWidget:
     navigation.setIconSize(SIDEBAR_ICON_SIZE)
     navigation.setStyleSheet("QListWidget#sidebar { border: none; padding-top: 6px; font-size: 11pt; }"
                              "QListWidget#sidebar::item { padding: 6px 10px; }")  # fmt: skip
+    navigation.itemSelectionChanged.connect(lambda: _follow_selection(navigation))
     return navigation
+
+
+def _follow_selection(navigation: QListWidget) -> None:
+    """A row selected without becoming current (a screen reader's "select" action on the row,
+    which Qt carries out as a selection alone) becomes current: its pane opens, as on a click."""
+    chosen = navigation.selectedItems()
+    if len(chosen) == 1 and navigation.row(chosen[0]) != navigation.currentRow():
+        navigation.setCurrentRow(navigation.row(chosen[0]))
 
 
 def sidebar_item(number: int, title: str) -> QListWidgetItem:

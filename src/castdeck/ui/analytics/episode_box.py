@@ -16,6 +16,7 @@ from castdeck.services.analytics import Analytics, EpisodeFigures
 from castdeck.services.messages import error_text
 from castdeck.services.tasks import tasks
 
+from ..accessible import set_value, shows_value
 from ..resource_model import format_time
 from .cards import count_text
 
@@ -55,7 +56,7 @@ class EpisodeAnalyticsBox(QWidget):
         outer.addLayout(top)
         self.note = QLabel(self)
         self.note.setWordWrap(True)
-        self.note.setAccessibleName("About these figures")
+        shows_value(self.note, "About these figures")
         self.note.setStyleSheet("color: palette(mid);")
         outer.addWidget(self.note)
         self.figures_box = QWidget(self)  # hidden until the episode is published
@@ -64,8 +65,7 @@ class EpisodeAnalyticsBox(QWidget):
         self.form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)  # as the facts above
         self.values: dict[str, QLabel] = {}
         for group, name, label in ROWS:
-            value = QLabel("—", self.figures_box)
-            value.setAccessibleName(label)
+            value = set_value(QLabel(self.figures_box), None, blank="Not known yet")
             self.values[f"{group}.{name}"] = value
             self.form.addRow(label, value)
         outer.addWidget(self.figures_box)
@@ -115,14 +115,14 @@ class EpisodeAnalyticsBox(QWidget):
     def _fill(self, figures: EpisodeFigures | None) -> None:
         if figures is None:
             for value in self.values.values():
-                value.setText("—")
+                set_value(value, None, blank="Not known")
             return
         data = figures.analytics
         floor = not data.complete
         for key, value in self.values.items():
             group, name = key.split(".")
             number = float(getattr(getattr(data, group), name))
-            value.setText(count_text(number, floor=floor))
+            set_value(value, count_text(number, floor=floor))
         parts = [f"As of {format_time(data.as_of)}." if data.as_of else ""]
         parts.append(
             "Downloads count from the day it was published; video views are rolling windows ending today."

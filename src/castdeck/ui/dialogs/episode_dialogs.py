@@ -36,6 +36,7 @@ from castdeck.services import catalog
 from castdeck.services.listing import ListFeed
 from castdeck.services.session import Session
 
+from ..accessible import shows_value
 from ..cells import podcast_label
 from ..forms import FormDialog
 from ..pickers import CheckPicker, ComboPicker, host_feed, host_label, podcast_feed
@@ -305,7 +306,7 @@ class PublishDialog(SessionDialog):
         heading = QLabel(episode.title or "(untitled)", self)
         heading.setTextFormat(Qt.TextFormat.PlainText)
         heading.setWordWrap(True)
-        heading.setAccessibleName("Episode")
+        shows_value(heading, "Episode")
         bold = heading.font()
         bold.setBold(True)
         heading.setFont(bold)

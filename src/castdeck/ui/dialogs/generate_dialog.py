@@ -33,6 +33,7 @@ from castdeck.services.session import Session
 from castdeck.services.source_use import is_research_source
 from castdeck.services.starting import Started
 
+from ..accessible import shows_value
 from ..palette import tone
 from ..pickers import CheckPicker, ComboPicker, host_feed, host_label, podcast_feed, source_feed, source_label
 from ..status import format_credits
@@ -127,7 +128,7 @@ class GenerateDialog(SessionDialog):
         )
         # what it holds, beside the Generate button (outside the fields, which scroll): never out of view
         self.estimate = QLabel(self)
-        self.estimate.setAccessibleName("Credit estimate")
+        shows_value(self.estimate, "Credit estimate")
         self.estimate.setWordWrap(True)
         outer = self.layout()
         assert isinstance(outer, QVBoxLayout)

@@ -46,6 +46,7 @@ from castdeck.services.source_use import (
 )
 from castdeck.services.starting import Started
 
+from ..accessible import shows_value
 from ..forms import FieldRow, FormDialog
 from ..pickers import CheckPicker, ComboPicker, host_feed, host_label, source_feed, source_label
 from .visual_drop import VisualDrop
@@ -269,7 +270,7 @@ class MediaCreateDialog(FormDialog):
         self.style_combo.setCurrentIndex(default_style if default_style >= 0 else 0)
         style_row = self.add_field("style_id", "Style", self.style_combo)
         self.style_description = QLabel(self)
-        self.style_description.setAccessibleName("Style description")
+        shows_value(self.style_description, "Style description")
         self._add_below(style_row, self.style_description)
         self.style_combo.currentIndexChanged.connect(self._style_changed)
         self._style_changed()
@@ -317,7 +318,7 @@ class MediaCreateDialog(FormDialog):
             f"shown (at most {MAX_VOICEOVER_VISUALS} pages or images in total). Other sources are greyed out.",
         )  # fmt: skip
         self.order = QLabel(self)
-        self.order.setAccessibleName("Presentation order")
+        shows_value(self.order, "Presentation order")
         self._add_below(visuals_row, self.order)
         # files dropped on the list are uploaded as prepared visuals and ticked when ready
         self.visual_drop = VisualDrop(

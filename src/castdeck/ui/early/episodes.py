@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..cells import (
+    EPISODE_BLANKS,
     EPISODE_COLUMN_WIDTHS,
     EPISODE_COLUMNS,
     EPISODE_STATUSES,
@@ -65,4 +66,5 @@ def episodes_pane(
         splitter_key="episode",
         pictures=pictures,
         switch=True,
+        blanks=EPISODE_BLANKS,
     )

@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
 
 from castdeck.store.picture_files import picture_key
 
+from ..accessible import BLANK_CELL, name_grips, shows_value
 from ..column_fit import ColumnFit
 from ..cover_delegate import PICTURE_ROW_HEIGHT, CoverDelegate, decode_picture, small_tile
 from ..flow_layout import FlowLayout, flow_policy
@@ -64,6 +65,7 @@ PICTURE_SIDE = CoverDelegate.SIDE
 PICTURE_SIZE = QSize(PICTURE_SIDE, PICTURE_SIDE)
 """The size a row's picture is decoded at, as the pane's ``CoverDelegate`` asks for it."""
 DECORATION = Qt.ItemDataRole.DecorationRole
+ACCESSIBLE_TEXT = Qt.ItemDataRole.AccessibleTextRole
 HAND_OVER_LIMIT_MS = 1000
 """At most this long after the real window was shown, the early one closes even when the real one
 has not painted yet (a minimized window paints nothing)."""
@@ -99,6 +101,8 @@ class EarlyPane(NamedTuple):
     """One per row when the list shows pictures before the first column's text."""
     switch: bool = False
     """The header has the Table/Cards switch (Table chosen: the early window draws tables only)."""
+    blanks: tuple[str, ...] = ()
+    """Per column, what a blank cell reads as to a screen reader (as the real list's)."""
 
 
 class EarlyWindow(QMainWindow):
@@ -170,13 +174,13 @@ class EarlyWindow(QMainWindow):
             self.menuBar().addMenu(menu)
         status = QStatusBar(self)
         status.setAccessibleName("Status")
-        for text, name in ((f'<span style="color:{tone("warning")}">●</span> Connecting…', "Connection state"),
-                           ("Organization: —", "Organization"), ("Plan: —", "Plan"),
-                           ("Credits: —", "Credit balance")):  # fmt: skip
+        for text, name in ((f'<span style="color:{tone("warning")}">●</span> Connecting…', "Connection: Connecting…"),
+                           ("Organization: —", ""), ("Plan: —", ""), ("Credits: —", "")):  # fmt: skip
             label = QLabel(text, status)
-            label.setAccessibleName(name)
+            label.setAccessibleName(name)  # as the real status bar's: the text, or the dot in words
             status.addPermanentWidget(label)
         self.setStatusBar(status)
+        name_grips(self, "Resize the window")
         dock = QDockWidget("Jobs", self)  # where the Jobs dock is, when it was left open
         dock.setObjectName("jobs_dock")
         dock.setAccessibleName("Jobs")
@@ -245,9 +249,13 @@ class EarlyWindow(QMainWindow):
         self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
         for number, cells in enumerate(spec.rows):  # after: enabling sorting sorts what the model holds
             row = []
-            for text in cells:
+            for column, text in enumerate(cells):
                 item = QStandardItem(text)
                 item.setEditable(False)
+                if not text.strip():
+                    item.setData(
+                        spec.blanks[column] if column < len(spec.blanks) else BLANK_CELL, ACCESSIBLE_TEXT
+                    )
                 row.append(item)
             if spec.pictures is not None:
                 picture = spec.pictures[number]
@@ -278,12 +286,13 @@ class EarlyWindow(QMainWindow):
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
         splitter.setSizes([620, 420])
+        name_grips(splitter, "Divider between the list and the details")
         splitter.setSizes(list(spec.splitter))
         if spec.splitter_key:
             restore_sizes(splitter, spec.splitter_key)  # where the real pane will put it
         outer.addWidget(splitter, 1)
         self.status_line = QLabel(spec.status, pane)
-        self.status_line.setAccessibleName(f"{spec.title} list status")
+        shows_value(self.status_line, f"{spec.title} list status")
         self.status_line.setStyleSheet("color: palette(mid);")
         outer.addWidget(self.status_line)
         return pane

@@ -222,7 +222,8 @@ class CardText(QWidget):
 
     A card's height never depends on its width, so two hundred cards lay out with plain
     arithmetic: word-wrapped labels made every change re-measure every card's text (stalls of
-    hundreds of milliseconds). The full text is in the tooltip and the accessible description.
+    hundreds of milliseconds). The full text is in the tooltip and the accessible name (a screen
+    reader reads the value; the description, set by the card, says what it is: "State").
     """
 
     def __init__(self, parent: QWidget | None = None, *, lines: int = 1, bold: bool = False,
@@ -255,7 +256,7 @@ class CardText(QWidget):
         if tip != self._tip:  # each set sends the widget an event: the elapsed times change every second
             self._tip = tip
             self.setToolTip(tip)
-        self.setAccessibleDescription(text)
+        self.setAccessibleName(text)  # read as its value; its description says what it is ("State")
         if self._lines() != lines_before:
             self.updateGeometry()
         self.update()
@@ -379,7 +380,7 @@ class JobCard(QFrame):
         top = QHBoxLayout()
         self.kind_label = CardText(self, bold=True, small=True, muted=True)
         self.elapsed_label = CardText(self, small=True, muted=True, right=True)
-        self.elapsed_label.setAccessibleName("Elapsed time")
+        self.elapsed_label.setAccessibleDescription("Elapsed time")
         self.elapsed_label.setFixedWidth(
             self.elapsed_label.fontMetrics().horizontalAdvance("took 00 min 00 s") + 4
         )
@@ -394,15 +395,15 @@ class JobCard(QFrame):
         top.addWidget(self.dismiss_button)
         layout.addLayout(top)
         self.title_label = CardText(self, bold=True)
-        self.title_label.setAccessibleName("Job")
+        self.title_label.setAccessibleDescription("Job")
         layout.addWidget(self.title_label)
         self.status_label = CardText(self)
-        self.status_label.setAccessibleName("State")
+        self.status_label.setAccessibleDescription("State")
         layout.addWidget(self.status_label)
         self.progress = ProgressLine(self)
         layout.addWidget(self.progress)
         self.detail_label = CardText(self, lines=4, small=True, muted=True)
-        self.detail_label.setAccessibleName("Details")
+        self.detail_label.setAccessibleDescription("Details")
         layout.addWidget(self.detail_label)
         # Up to three buttons a row, so that a card fits a narrow dock.
         self.button_rows = [QHBoxLayout(), QHBoxLayout()]

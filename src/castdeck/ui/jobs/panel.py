@@ -42,6 +42,7 @@ from castdeck.store.jobs import Job
 from castdeck.store.kinds import MEDIA_KINDS, collection_of
 from castdeck.store.outbox import OutboxEntry
 
+from ..accessible import shows_value
 from ..download_saver import DownloadSaver
 from ..widgets import Banner, ElidedButton, alive, ask, open_web_link
 from .card import ENDED_STATES, CardView, JobCard, entry_view, job_key, job_view
@@ -115,7 +116,7 @@ class JobsPanel(QWidget):
         outer.setSpacing(6)
         header = QHBoxLayout()
         self.summary = QLabel(self)
-        self.summary.setAccessibleName("Jobs summary")
+        shows_value(self.summary, "Jobs summary")
         # Wrapped to the width it is given, never asking for its text's: the dock (sized by what its
         # content asks while the user has not dragged it) keeps its width as the counts grow. A
         # wider dock moves the pane beside it and repaints the whole window.

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from castdeck.services import settings_later
 
+from ..accessible import shows_value
 from .icons import media_icon
 from .playback import SPEEDS, Playback
 
@@ -103,7 +104,7 @@ class PlayerBar(QWidget):
         self._edges: tuple[bool, bool] | None = None
         """Whether the position is at the start, at the end, as the skip buttons last said."""
         self.elapsed = QLabel("00:00", self)
-        self.elapsed.setAccessibleName("Elapsed time")
+        shows_value(self.elapsed, "Elapsed time")
         self.elapsed.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.elapsed.setMinimumWidth(self.fontMetrics().horizontalAdvance("0:00:00") + 4)
         layout.addWidget(self.elapsed)
@@ -116,7 +117,7 @@ class PlayerBar(QWidget):
         self.seek_bar.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         layout.addWidget(self.seek_bar, 1)
         self.total = QLabel("00:00", self)
-        self.total.setAccessibleName("Total time")
+        shows_value(self.total, "Total time")
         self.total.setMinimumWidth(self.elapsed.minimumWidth())
         layout.addWidget(self.total)
         second.addSpacing(8)

@@ -6,6 +6,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QStyle, QToolButton, QWidget
 
+from ..accessible import shows_value
 from .transcript_view import TranscriptView
 
 __all__ = ["SearchBar"]
@@ -26,7 +27,7 @@ class SearchBar(QWidget):
         self.edit.setClearButtonEnabled(True)
         layout.addWidget(self.edit, 1)
         self.count = QLabel("", self)
-        self.count.setAccessibleName("Search matches")
+        shows_value(self.count, "Search matches")
         self.count.setMinimumWidth(self.fontMetrics().horizontalAdvance("No matches") + 8)
         layout.addWidget(self.count)
         style = self.style()

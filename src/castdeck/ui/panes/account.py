@@ -43,22 +43,17 @@ class AccountPane(QWidget):
         self.banner = Banner(self)
         outer.addWidget(self.banner)
 
-        account_box = QGroupBox("Organization", self)
-        form = QFormLayout(account_box)
+        account_box = QGroupBox("Account", self)
+        form = QFormLayout(account_box)  # each row's label labels its value (read "Plan: Creator")
         self.organization = QLabel("—", account_box)
-        self.organization.setAccessibleName("Organization")
         self.plan = QLabel("—", account_box)
-        self.plan.setAccessibleName("Plan")
         self.balance = QLabel("—", account_box)
-        self.balance.setAccessibleName("Credit balance")
         bold = self.balance.font()
         bold.setPointSizeF(bold.pointSizeF() * 1.3)
         bold.setBold(True)
         self.balance.setFont(bold)
         self.service = QLabel(session.profile.base_url, account_box)
-        self.service.setAccessibleName("Service address")
         self.checked = QLabel("—", account_box)
-        self.checked.setAccessibleName("Last checked")
         form.addRow("Organization", self.organization)
         form.addRow("Plan", self.plan)
         form.addRow("Credit balance", self.balance)
@@ -74,9 +69,7 @@ class AccountPane(QWidget):
             ("Generated video clip", f"{CREDITS_PER_VIDEO_CLIP} credits each"),
             ("Rendering audio and video", "free"),
         ):
-            shown = QLabel(value, rates)
-            shown.setAccessibleName(label)
-            rates_form.addRow(label, shown)
+            rates_form.addRow(label, QLabel(value, rates))  # the row's label labels the rate
         note = QLabel(
             "Generation holds the credits it may use when it starts and settles the real cost when it ends.",
             rates,

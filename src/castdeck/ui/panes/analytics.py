@@ -34,6 +34,7 @@ from castdeck.services.analytics_export import APP_HEADER, EPISODE_HEADER, app_r
 from castdeck.services.session import Session
 from castdeck.services.tasks import tasks
 
+from ..accessible import shows_value
 from ..analytics.bars import BarChart
 from ..analytics.cards import FigureCard, FigureGrid
 from ..analytics.episode_table import COLUMNS, EPISODE_ID_ROLE, EpisodeAnalyticsModel
@@ -124,7 +125,7 @@ class AnalyticsPane(QWidget):
         content.setContentsMargins(4, 4, 4, 4)
         content.setSpacing(10)
         self.as_of = QLabel(body)
-        self.as_of.setAccessibleName("When the figures were computed")
+        shows_value(self.as_of, "When the figures were computed")
         self.as_of.setStyleSheet("color: palette(mid);")
         content.addWidget(self.as_of)
         self.cards = {
@@ -137,7 +138,7 @@ class AnalyticsPane(QWidget):
         content.addWidget(FigureGrid(list(self.cards.values()), parent=body))
         self.meaning = QLabel(MEANING_TEXT, body)
         self.meaning.setWordWrap(True)
-        self.meaning.setAccessibleName("How the figures are counted")
+        shows_value(self.meaning, "How the figures are counted")
         self.meaning.setStyleSheet("color: palette(mid);")
         content.addWidget(self.meaning)
 
@@ -179,7 +180,7 @@ class AnalyticsPane(QWidget):
         scroll.setWidget(body)
         outer.addWidget(scroll, 1)
         self.status = QLabel(self)
-        self.status.setAccessibleName("Analytics status")
+        shows_value(self.status, "Analytics status")
         self.status.setStyleSheet("color: palette(mid);")
         outer.addWidget(self.status)
 

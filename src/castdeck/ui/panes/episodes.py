@@ -37,7 +37,9 @@ from castdeck.services.starting import Accepted, started_text
 from castdeck.store.jobs import Job
 from castdeck.store.outbox import OutboxEntry
 
+from ..accessible import shows_value
 from ..cells import (
+    EPISODE_BLANKS,
     EPISODE_COLUMNS,
     EPISODE_STATUSES,
     PODCAST_FILTER,
@@ -104,9 +106,13 @@ def _published_tooltip(episode: Episode) -> str | None:
 def episode_columns(names: NameBook) -> list[Column]:
     """The Episodes list's columns; their texts are :mod:`castdeck.ui.cells`' (the early window's too)."""
     return [
-        Column(EPISODE_COLUMNS[0], episode_title),
-        Column(EPISODE_COLUMNS[1], lambda e: names.name("podcast", e.podcast_id) if e.podcast_id else ""),
-        Column(EPISODE_COLUMNS[2], episode_status),
+        Column(EPISODE_COLUMNS[0], episode_title, blank=EPISODE_BLANKS[0]),
+        Column(
+            EPISODE_COLUMNS[1],
+            lambda e: names.name("podcast", e.podcast_id) if e.podcast_id else "",
+            blank=EPISODE_BLANKS[1],
+        ),
+        Column(EPISODE_COLUMNS[2], episode_status, blank=EPISODE_BLANKS[2]),
         Column(
             EPISODE_COLUMNS[3],
             episode_generation,
@@ -115,18 +121,21 @@ def episode_columns(names: NameBook) -> list[Column]:
                 or e.error_message
                 or generation_text(e)
             ),
+            blank=EPISODE_BLANKS[3],
         ),
         Column(
             EPISODE_COLUMNS[4],
             episode_created,
             sort_key=lambda e: e.created_at or "",
             tooltip=lambda e: format_time(e.created_at) or None,
+            blank=EPISODE_BLANKS[4],
         ),
         Column(
             EPISODE_COLUMNS[5],
             episode_published,
             sort_key=lambda e: e.published_at or e.scheduled_at or "",
             tooltip=_published_tooltip,
+            blank=EPISODE_BLANKS[5],
         ),
     ]
 
@@ -147,7 +156,7 @@ class PublishWait(QFrame):
         self.label = QLabel(self)
         self.label.setTextFormat(Qt.TextFormat.PlainText)
         self.label.setWordWrap(True)
-        self.label.setAccessibleName("Publishing status")
+        shows_value(self.label, "Publishing status")
         self.stop_button = QPushButton("Stop waiting", self)
         self.stop_button.setAccessibleName(f"Stop waiting to publish {title}")
         layout.addWidget(self.label, 1)

@@ -13,6 +13,7 @@ from castdeck.services import catalog
 from castdeck.services.listing import ListFeed
 from castdeck.services.session import Session
 
+from ..accessible import set_value
 from ..dialogs.host_dialog import HostDialog
 from ..pictured import PicturedPane
 from ..resource_model import Column, format_time
@@ -48,12 +49,13 @@ def _no_voice(host: Host) -> str:
 
 
 def plain_value(text: Any, name: str, parent: QWidget | None = None) -> QLabel:
-    """A details value from the service, shown as plain text (never interpreted as markup)."""
-    label = QLabel("—" if text in (None, "", []) else str(text), parent)
+    """A details value from the service, shown as plain text (never interpreted as markup). Its row's
+    label (``name``) labels it for a screen reader, which reads the value as its name."""
+    label = QLabel(parent)
     label.setTextFormat(Qt.TextFormat.PlainText)
+    set_value(label, None if text in (None, "", []) else text)
     label.setWordWrap(True)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    label.setAccessibleName(name)
     return label
 
 

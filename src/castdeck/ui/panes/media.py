@@ -44,6 +44,7 @@ from castdeck.services.starting import started_text
 from castdeck.store.jobs import Job
 from castdeck.store.outbox import OutboxEntry
 
+from ..accessible import shows_value
 from ..dialogs.media_dialog import MediaCreateDialog
 from ..download_saver import DownloadSaver
 from ..pane import ResourcePane, link_label
@@ -196,15 +197,16 @@ class MediaPane(ResourcePane):
             Column(
                 "Status", lambda j: status_text(j.status), tooltip=lambda j: readable_error(j.error) or None
             ),
-            Column("Phase", lambda j: phase_text(j.phase)),
+            Column("Phase", lambda j: phase_text(j.phase), blank="No phase: not in progress"),
             Column(
                 "Length",
                 self._length_text,
                 sort_key=self._length_seconds,
                 tooltip=self._length_tip,
                 align_right=True,
+                blank="Length not known yet",
             ),
-            Column("Style", lambda j: self._style_name(j.style_id)),
+            Column("Style", lambda j: self._style_name(j.style_id), blank="No style"),
             Column("Created", lambda j: format_time(j.created_at), sort_key=lambda j: j.created_at or ""),
         ]
         if self.info.kind == "voiceover":  # a voiceover has no style: it shows the creator's visuals
@@ -308,7 +310,7 @@ class MediaPane(ResourcePane):
         if status == "completed" or self._length(item) is not None:
             self.duration_label = QLabel()
             self.duration_label.setTextFormat(Qt.TextFormat.PlainText)
-            self.duration_label.setAccessibleName("Duration")
+            shows_value(self.duration_label, "Duration")
             self._say_duration(self.duration_label, item)
             rows.append(("Duration", self.duration_label))
         rows.extend(self._settings_rows(item))

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 from castdeck.services.media_actions import DownloadState
 from castdeck.services.media_files import preparing_text
 
+from ..accessible import shows_value
 from ..palette import tone
 from ..pane import link_label
 
@@ -39,14 +40,14 @@ class DownloadView(QFrame):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(3)
         self.headline = QLabel(DOWNLOAD_HEADLINES.get(state.kind, "Unknown answer"), self)
-        self.headline.setAccessibleName("Download headline")
+        shows_value(self.headline, "Download headline")
         color = tone(DOWNLOAD_TONES.get(state.kind, "quiet"), self.palette())
         self.headline.setStyleSheet(f"color: {color}; font-weight: bold;")
         layout.addWidget(self.headline)
         self.message = QLabel(self)
         self.message.setWordWrap(True)
         self.message.setTextFormat(Qt.TextFormat.PlainText)
-        self.message.setAccessibleName("Download state")
+        shows_value(self.message, "Download state")
         layout.addWidget(self.message)
         self.link: QLabel | None = None
         self.check_again: QPushButton | None = None

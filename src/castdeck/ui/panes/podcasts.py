@@ -173,7 +173,7 @@ class PodcastsPane(PicturedPane):
             ("Episode order", plain_value((item.episode_order or "—").capitalize(), "Episode order")),
             ("Hosts", plain_value(self.names.names("host", item.host_ids), "Hosts")),
             ("Website", link_label(item.url, "Open the podcast's website") if item.url else "—"),
-            ("RSS feed", link_label(item.rss_feed_url, "RSS feed") if item.rss_feed_url else "—"),
+            ("RSS feed", link_label(item.rss_feed_url, "Open the RSS feed") if item.rss_feed_url else "—"),
             ("Created", format_time(item.created_at)),
             ("Updated", format_time(item.updated_at)),
             ("Podcast ID", plain_value(item.id, "Podcast ID")),

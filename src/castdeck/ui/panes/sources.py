@@ -47,6 +47,7 @@ from castdeck.services.uploads import UploadQueue
 from castdeck.store.jobs import Job
 from castdeck.store.uploads import UploadItem
 
+from ..accessible import name_grips
 from ..dialogs.source_dialog import SourceDialog
 from ..file_dialogs import UPLOAD_FILTER, use_folder
 from ..pane import ResourcePane, link_label
@@ -88,7 +89,12 @@ def source_columns() -> list[Column]:
         Column("Title", lambda s: s.title or f"Source {s.id}"),
         Column("Type", lambda s: type_label(s.type)),
         Column("Status", lambda s: status_label(s.status)),
-        Column("Error", lambda s: _first_line(s.error_message), tooltip=lambda s: s.error_message),
+        Column(
+            "Error",
+            lambda s: _first_line(s.error_message),
+            tooltip=lambda s: s.error_message,
+            blank="No error",
+        ),
         Column("Created", lambda s: format_time(s.created_at), sort_key=lambda s: s.created_at or ""),
     ]
 
@@ -382,6 +388,7 @@ class SourcesPane(ResourcePane):
         view = UploadQueueView(queue, background.jobs, self.queue_splitter)
         self.queue_splitter.addWidget(view)
         self.queue_splitter.setStretchFactor(1, 2)
+        name_grips(self.queue_splitter, "Divider between the sources and the upload queue")
         self.queue_view = view
         self._queue_shown = False
         view.setVisible(False)

@@ -37,6 +37,7 @@ from castdeck.api.models import MediaJob
 from castdeck.services.media_files import MediaFile, MediaFileError, MediaFiles, Preparing, preparing_text
 
 from .. import multimedia
+from ..accessible import shows_value
 from ..listen.playback import Playback
 from ..listen.player_bar import PlayerBar, player_shortcuts
 from ..palette import tone
@@ -131,11 +132,11 @@ class MediaPreview(QFrame):
         notice_layout.setContentsMargins(16, 12, 16, 12)
         notice_layout.addStretch(1)
         self.headline = QLabel(self.notice)
-        self.headline.setAccessibleName("Preview headline")
+        shows_value(self.headline, "Preview headline")
         self.headline.setAlignment(Qt.AlignmentFlag.AlignCenter)
         notice_layout.addWidget(self.headline)
         self.message = QLabel(self.notice)
-        self.message.setAccessibleName("Preview state")
+        shows_value(self.message, "Preview state")
         self.message.setWordWrap(True)
         self.message.setTextFormat(Qt.TextFormat.PlainText)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -165,7 +166,7 @@ class MediaPreview(QFrame):
         self.progress.hide()
         layout.addWidget(self.progress)
         self.status = StatusLine(self)
-        self.status.setAccessibleName("Preview status")
+        shows_value(self.status, "Preview status")
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setWordWrap(True)
         self.status.setForegroundRole(QPalette.ColorRole.PlaceholderText)  # follows a palette change

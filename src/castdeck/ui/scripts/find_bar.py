@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QLineEdit, QPushBu
 
 from castdeck.scripts.edits import find_all, replace_edits
 
+from ..accessible import shows_value
 from ..widgets import name_clear_button
 from .editor import ScriptEditor
 
@@ -34,7 +35,7 @@ class FindBar(QWidget):
         self.case_box = QCheckBox("Match case", self)
         self.words_box = QCheckBox("Whole words", self)
         self.count = QLabel(self)
-        self.count.setAccessibleName("Matches")
+        shows_value(self.count, "Matches")
         self.count.setMinimumWidth(90)
         buttons = []
         for text, name, slot in (

@@ -33,6 +33,7 @@ from castdeck.services.session import Session
 from castdeck.services.tasks import close_owned, tasks
 from castdeck.store.drafts import Draft
 
+from ..accessible import name_grips, shows_value
 from ..palette import tone
 from ..pickers import host_feed
 from ..splitters import keep_sizes
@@ -183,7 +184,7 @@ class ScriptsPane(ScriptActions):
                              lambda: self.find_bar.open_bar(replace=True), undo_row)  # fmt: skip
         undo_row.addStretch(1)
         self.save_state = QLabel(text_page)
-        self.save_state.setAccessibleName("Save state")
+        shows_value(self.save_state, "Save state")
         self.save_state.setStyleSheet("color: palette(mid);")
         self.save_state.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         # as wide as its longest word, so that "Saving…" is never cut beside the buttons
@@ -200,7 +201,7 @@ class ScriptsPane(ScriptActions):
         self.status = QLabel(text_page)
         self.status.setWordWrap(True)
         self.status.setObjectName("script_status")
-        self.status.setAccessibleName("Script status")
+        shows_value(self.status, "Script status")
         text_layout.addWidget(self.status)
         self.views.addTab(text_page, "Text")
         self.structure = StructureView(self.views)
@@ -234,6 +235,7 @@ class ScriptsPane(ScriptActions):
         split.setStretchFactor(1, 5)
         split.setStretchFactor(2, 3)
         split.setSizes([260, 620, 360])
+        name_grips(split, "Divider between the script panels")
         keep_sizes(split, "scripts")  # where the creator left the dividers
         outer.addWidget(split, 1)
         self.splitter = split
