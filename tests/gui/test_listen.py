@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtGui import QColor, QGuiApplication, QPalette, QWheelEvent
+from PySide6.QtGui import QAccessible, QColor, QGuiApplication, QPalette, QWheelEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractButton, QApplication, QComboBox, QLineEdit, QPushButton, QSlider
 from pytestqt.qtbot import QtBot
@@ -25,6 +25,7 @@ from castdeck.transcript import normalise
 from castdeck.ui import multimedia
 from castdeck.ui.listen.listen_window import ListenWindow
 from tests.conftest import RunningSandbox
+from tests.gui.accessibility import interface_of, problems
 from tests.gui.conftest import OnLine, quiet, until
 from tests.gui.helpers import make_pane
 from tests.gui.listen_helpers import generate_spoken_episode, loaded, server_words
@@ -487,4 +488,62 @@ async def test_the_audio_device_going_away_pauses_with_a_message(
     playback.play()  # without any device it still plays, silently, positions advancing
     await until(lambda: playback.position() > position + 0.3, timeout=20)
     playback.pause()
+    window.close()
+
+
+@pytest.mark.asyncio
+async def test_a_screen_reader_hears_the_turn_being_heard_and_moves_by_turn(
+    qtbot: QtBot, background: Background, episode: Episode
+) -> None:
+    """Each paragraph is a speaker's turn: the transcript says which turn is being heard, Alt+Down
+    and Alt+Up select the next and previous turn's words (what a reader reads) with whose they are
+    and when, Ctrl+T goes to the turn being heard; the whole window passes the accessibility walk."""
+    window = await open_window(qtbot, background, episode)
+    window.activateWindow()
+    await until(window.isActiveWindow)
+    view = window.view
+    view.setFocus()
+    plan, transcript = view.plan, view.transcript
+    assert plan is not None and transcript is not None and len(plan.blocks) >= 3
+    reader = interface_of(view)
+    turns = len(plan.blocks)
+    speaker = [transcript.speaker_name(s) for s in plan.block_speakers]
+
+    def selected() -> str:
+        """The words selected, as the accessible text reads them (the caret at the turn's start;
+        PySide cannot call ``selection()``, whose offsets are C++ out-parameters)."""
+        text = reader.textInterface()
+        assert text is not None
+        assert text.selectionCount() == 1
+        start = text.cursorPosition()
+        end = start + len(view.textCursor().selectedText())
+        assert view.textCursor().selectionStart() == start
+        return text.text(start, end)
+
+    assert problems(window) == []
+    third = plan.block_starts[2] + 0.01  # a moment into the third turn
+    window.playback.seek(third)
+    await until(lambda: view.heard_turn == 2)
+    assert reader.text(QAccessible.Text.Description) == f"Heard now: turn 3 of {turns}, {speaker[2]}"
+
+    QTest.keyClick(view, Qt.Key.Key_Down, Qt.KeyboardModifier.AltModifier)
+    assert selected() == plan.blocks[3]
+    described = reader.text(QAccessible.Text.Description)
+    assert described.startswith(f"Turn 4 of {turns}, {speaker[3]}, at ")
+    assert described.endswith(f"Heard now: turn 3 of {turns}, {speaker[2]}")
+    assert not view.following and window.jump_button.isVisible()  # moving by hand pauses following
+    QTest.keyClick(view, Qt.Key.Key_Up, Qt.KeyboardModifier.AltModifier)
+    QTest.keyClick(view, Qt.Key.Key_Up, Qt.KeyboardModifier.AltModifier)
+    assert selected() == plan.blocks[1]
+    for _ in range(3):  # no turn before the first: it stays there
+        QTest.keyClick(view, Qt.Key.Key_Up, Qt.KeyboardModifier.AltModifier)
+    assert selected() == plan.blocks[0]
+    assert view.word_visible(plan.block_first_word[0])
+    QTest.keyClick(view, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)
+    assert selected() == plan.blocks[2]
+    assert reader.text(QAccessible.Text.Description).startswith(f"Turn 3 of {turns}, {speaker[2]}, at ")
+
+    qtbot.mouseClick(window.jump_button, Qt.MouseButton.LeftButton)  # back to following: no turn gone to
+    assert view.following
+    assert reader.text(QAccessible.Text.Description) == f"Heard now: turn 3 of {turns}, {speaker[2]}"
     window.close()

@@ -7,7 +7,7 @@ share this code.
 """
 
 from .export import FORMATS, Cue, clock, cues, export, suffix_of, to_json, to_srt, to_text, to_vtt
-from .layout import DocumentPlan, find_all, plan_document, timed_text
+from .layout import DocumentPlan, find_all, plan_document, timed_text, turns_said
 from .words import Speaker, Transcript, Turn, Word, normalise, word_at
 
 __all__ = [
@@ -30,5 +30,6 @@ __all__ = [
     "to_srt",
     "to_text",
     "to_vtt",
+    "turns_said",
     "word_at",
 ]

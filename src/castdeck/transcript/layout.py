@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from .export import clock
 from .words import Transcript
 
-__all__ = ["DocumentPlan", "find_all", "plan_document", "timed_text"]
+__all__ = ["DocumentPlan", "find_all", "plan_document", "timed_text", "turns_said"]
 
 
 @dataclass
@@ -52,6 +52,12 @@ class DocumentPlan:
         if index < 0:
             return -1 if not self.word_positions else 0
         return index
+
+    def paragraph_of_word(self, index: int) -> int:
+        """The paragraph (a speaker's turn) word ``index`` is in; -1 for none."""
+        if index < 0 or not self.block_first_word:
+            return -1
+        return bisect_right(self.block_first_word, index) - 1
 
     def words_between(self, start: int, end: int) -> range:
         """The words overlapping the character range ``[start, end)``."""
@@ -142,3 +148,21 @@ def _line(transcript: Transcript, speaker: object, start: float, words: list[str
     name = transcript.speaker_name(speaker if isinstance(speaker, int) else None)
     stamp = f"[{clock(start)[:8]}]"
     return f"{stamp} {name}: {' '.join(words)}" if name else f"{stamp} {' '.join(words)}"
+
+
+def turns_said(plan: DocumentPlan, transcript: Transcript, chosen: int, heard: int) -> str:
+    """What a screen reader is told of the transcript's turns: the turn gone to (``chosen``, its
+    speaker and start) and the turn being heard (``heard``); -1 for neither.
+    "Turn 4 of 12, Tom, at 01:05. Heard now: turn 3 of 12, Maya"."""
+    count = len(plan.blocks)
+
+    def who(turn: int, word: str = "turn") -> str:
+        return f"{word} {turn + 1} of {count}, {transcript.speaker_name(plan.block_speakers[turn])}"
+
+    parts = []
+    if 0 <= chosen < count:
+        at = clock(max(plan.block_starts[chosen], 0.0) // 1, hours=False).split(".")[0]
+        parts.append(f"{who(chosen, 'Turn')}, at {at}")
+    if 0 <= heard < count:
+        parts.append(f"Heard now: {who(heard)}")
+    return ". ".join(parts)

@@ -35,6 +35,7 @@ from castdeck.services.tasks import close_owned, tasks
 from castdeck.services.transcript_files import save_transcript
 
 from .. import multimedia
+from ..accessible import shows_value
 from ..file_dialogs import use_folder
 from ..screen_fit import fit_window
 from ..widgets import Banner, heading_label, player_missing_label
@@ -89,12 +90,12 @@ class ListenWindow(QWidget):
         titles.setSpacing(2)
         self.title = heading_label("", header, scale=1.4)
         self.title.setTextFormat(Qt.TextFormat.PlainText)
-        self.title.setAccessibleName("Episode title")
+        shows_value(self.title, "Episode title")
         self.title.setWordWrap(True)
         titles.addWidget(self.title)
         self.status = QLabel("", header)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
-        self.status.setAccessibleName("Listening status")
+        shows_value(self.status, "Listening status")
         self.status.setStyleSheet("color: palette(placeholder-text);")
         titles.addWidget(self.status)
         header_layout.addLayout(titles, 1)
@@ -183,6 +184,9 @@ class ListenWindow(QWidget):
             ("Ctrl+F", self.open_search),
             ("Escape", self._escape),
             ("Ctrl+Shift+C", lambda: self.view.copy_selection(times=True)),
+            ("Alt+Down", lambda: self.view.step_turn(1)),  # a speaker's turn at a time (screen readers)
+            ("Alt+Up", lambda: self.view.step_turn(-1)),
+            ("Ctrl+T", self.view.go_to_heard_turn),
         ):
             shortcut = QShortcut(QKeySequence(keys), self)
             shortcut.setContext(Qt.ShortcutContext.WindowShortcut)

@@ -9,12 +9,19 @@ times and touches the view only when the word changes.
 Follow mode keeps the current word in view; scrolling by hand (wheel, scroll bar, keys) pauses
 it and :attr:`followChanged` tells the window to offer the way back. A click on a word (not a
 drag that selects) asks to seek to its start (:attr:`seekRequested`).
+
+For a screen reader, each paragraph is a speaker's turn: the view's accessible description says
+which turn is being heard and who speaks ("Heard now: turn 3 of 12, Maya"), changed when the turn
+changes (not at every word), and :meth:`go_to_turn` (the window's Alt+Up, Alt+Down and Ctrl+T)
+selects a turn's words, which a reader reads, and says whose they are and when.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPoint, Qt, Signal
 from PySide6.QtGui import (
+    QAccessible,
+    QAccessibleEvent,
     QColor,
     QContextMenuEvent,
     QGuiApplication,
@@ -29,7 +36,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
-from castdeck.transcript import DocumentPlan, Transcript, find_all, plan_document, timed_text
+from castdeck.transcript import DocumentPlan, Transcript, find_all, plan_document, timed_text, turns_said
 
 from ..palette import is_dark
 from .gutter import SpeakerGutter
@@ -88,6 +95,9 @@ class TranscriptView(QPlainTextEdit):
         self._scrolling = False
         self._base: list[QTextEdit.ExtraSelection] = []
         self._search: list[QTextEdit.ExtraSelection] = []
+        self.heard_turn = -1
+        self.chosen_turn = -1
+        """The turn the keyboard went to (:meth:`go_to_turn`), -1 before any."""
         self._formats()
         self.gutter = SpeakerGutter(self)
         self.updateRequest.connect(self.gutter.follow)
@@ -157,6 +167,8 @@ class TranscriptView(QPlainTextEdit):
         self._base, self._search = [], []
         self.setExtraSelections([])
         self.moveCursor(QTextCursor.MoveOperation.Start)
+        self.heard_turn = self.chosen_turn = -1
+        self._say_turns()
         self.set_following(True)
         self.gutter.update()
 
@@ -164,6 +176,8 @@ class TranscriptView(QPlainTextEdit):
         self.transcript = None
         self.plan = None
         self.current = -1
+        self.heard_turn = self.chosen_turn = -1
+        self._say_turns()
         self.gutter.set_plan(None, None)
         self._apply_margins()
         self._place_gutter()
@@ -222,7 +236,61 @@ class TranscriptView(QPlainTextEdit):
         self.setExtraSelections(
             [self._base[0], *self._search, *self._base[1:]] if self._base else self._search
         )
+        turn = self.turn_of_word(index)
+        if turn != self.heard_turn:
+            self.heard_turn = turn
+            self._say_turns()
         self.currentWordChanged.emit(index)
+
+    # --- turns, for a screen reader ------------------------------------------------------------------------
+
+    def turn_of_word(self, index: int) -> int:
+        """The turn (paragraph) that word ``index`` is in; -1 for none."""
+        return self.plan.paragraph_of_word(index) if self.plan is not None else -1
+
+    def _say_turns(self) -> None:
+        """The description a screen reader reads with the transcript: the turn gone to and the one
+        being heard (announced when it changes)."""
+        described = (
+            turns_said(self.plan, self.transcript, self.chosen_turn, self.heard_turn)
+            if self.plan is not None and self.transcript is not None
+            else ""
+        )
+        if described != self.accessibleDescription():
+            self.setAccessibleDescription(described)
+            QAccessible.updateAccessibility(QAccessibleEvent(self, QAccessible.Event.DescriptionChanged))
+
+    def go_to_turn(self, turn: int) -> None:
+        """Select turn ``turn``'s words (clamped to the transcript), scrolled into view: the way a
+        keyboard or a screen reader moves through the transcript. Following stops, as when
+        scrolling by hand; "Back to the word being heard" resumes it."""
+        plan = self.plan
+        if plan is None or not plan.blocks:
+            return
+        turn = min(max(turn, 0), len(plan.blocks) - 1)
+        self.chosen_turn = turn
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(plan.block_positions[turn] + len(plan.blocks[turn]))
+        cursor.setPosition(plan.block_positions[turn], QTextCursor.MoveMode.KeepAnchor)
+        self.setTextCursor(cursor)
+        if self.following:
+            self.set_following(False)
+        self._keep_in_view(plan.block_positions[turn], force=True)
+        self._say_turns()
+
+    def step_turn(self, step: int) -> None:
+        """The turn ``step`` turns after (before, when negative) the one gone to last, or else
+        after the one being heard, or else the first."""
+        if self.chosen_turn >= 0:
+            self.go_to_turn(self.chosen_turn + step)
+        elif self.heard_turn >= 0:
+            self.go_to_turn(self.heard_turn + step)
+        else:
+            self.go_to_turn(0)
+
+    def go_to_heard_turn(self) -> None:
+        """Select the turn being heard (the first before anything is heard): read it again."""
+        self.go_to_turn(max(self.heard_turn, 0))
 
     def current_word_text(self) -> str:
         if self.transcript is None or self.current < 0:
@@ -234,6 +302,9 @@ class TranscriptView(QPlainTextEdit):
     def set_following(self, following: bool) -> None:
         changed = following != self.following
         self.following = following
+        if following and self.chosen_turn >= 0:  # back with the word being heard: no turn gone to
+            self.chosen_turn = -1
+            self._say_turns()
         if following and self.plan is not None and self.current >= 0:
             self._keep_in_view(self.plan.word_positions[self.current], force=True)
         if changed:
