@@ -145,9 +145,16 @@ def started_sandbox(app: subprocess.Popen[str], output: Lines, executable: Path)
 
 def main_window(display: Display) -> str:
     """The main window is up, shown, drawn (the sandbox strip is on screen) and has its icon."""
-    window = wait_for(lambda: display.windows("Castdeck — Sandbox"), timeout=90)[0]
-    assert display.viewable(window)
-    assert "_NET_WM_ICON(CARDINAL)" in display.run("xprop", "-id", window, "_NET_WM_ICON")
+
+    # Qt names the X window when it creates it and maps it a moment later; the icon is set after
+    # the first paint. So wait for a window so titled that is viewable, then for its icon.
+    def shown() -> list[str]:
+        return [w for w in display.windows("Castdeck — Sandbox") if display.viewable(w)]
+
+    window = wait_for(shown, timeout=90)[0]
+    assert wait_for(
+        lambda: "_NET_WM_ICON(CARDINAL)" in display.run("xprop", "-id", window, "_NET_WM_ICON"), timeout=30
+    )
 
     def strip_drawn() -> int:
         image = display.screenshot(ARTIFACTS / "installed-app-window.png")
