@@ -4,6 +4,7 @@ the details are not clipped, and the dock leaves the pane the width it needs."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pytest
@@ -57,6 +58,16 @@ def sideways(pane: QWidget) -> list[str]:
         for area in pane.findChildren(QAbstractScrollArea)
         if area.isVisibleTo(pane) and area.horizontalScrollBar().isVisible()
     ]
+
+
+async def settled_problems(pane: QWidget) -> list[str]:
+    """What :func:`sideways` and :func:`squeezed` find once the layout has settled: a column fit
+    follows a resize at the next turn of the loop (``ui.column_fit``), so a row whose text changed
+    just before (a source finishing its processing) can leave a scroll bar shown for a turn. What
+    is found is what stays; a layout that never fits still fails."""
+    with contextlib.suppress(AssertionError):
+        await until(lambda: not (sideways(pane) + squeezed(pane)), timeout=5)
+    return sideways(pane) + squeezed(pane)
 
 
 async def laptop_window(qtbot: QtBot, session: Session, background: Background) -> MainWindow:
@@ -126,7 +137,7 @@ async def test_every_pane_holds_its_layout_with_the_jobs_dock_open_at_1280(
             await quiet()
         assert window.jobs_dock.width() < window.width() // 3
         shot(window, f"laptop-dock-{spec.title.lower()}")
-        found = sideways(pane) + squeezed(pane)
+        found = await settled_problems(pane)
         if found:  # every pane is looked at before the verdict
             problems[spec.title] = found
     assert problems == {}
