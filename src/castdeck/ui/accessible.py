@@ -33,11 +33,12 @@ def shows_value(label: QLabel, field: str) -> QLabel:
 
 
 def set_value(label: QLabel, value: object, *, blank: str = NOT_SET) -> QLabel:
-    """Show ``value`` in ``label``, or :data:`BLANK` when there is none (``None``, empty), which a
-    screen reader is told means ``blank``."""
-    shown = "" if value is None else str(value)
-    label.setText(shown if shown.strip() else BLANK)
-    label.setAccessibleDescription("" if shown.strip() else blank)
+    """Show ``value`` in ``label``, or :data:`BLANK` when there is none (``None``, empty, or the
+    dash a caller already wrote for it), which a screen reader is told means ``blank``."""
+    shown = "" if value is None else str(value).strip()
+    missing = shown in ("", BLANK)
+    label.setText(BLANK if missing else str(value))
+    label.setAccessibleDescription(blank if missing else "")
     return label
 
 

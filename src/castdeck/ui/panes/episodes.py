@@ -347,11 +347,11 @@ class EpisodesPane(PicturedPane):
         error = (generation.error_message if generation is not None else None) or item.error_message
         live = self._live_job(item)
         rows: list[tuple[str, Any]] = [
-            ("Podcast", plain_value(self.names.name("podcast", item.podcast_id), "Podcast")),
-            ("Status", plain_value((item.status or "—").capitalize(), "Status")),
+            ("Podcast", plain_value(self.names.name("podcast", item.podcast_id))),
+            ("Status", plain_value((item.status or "—").capitalize())),
             (
                 "Generation",
-                plain_value(_live_text(live) if live is not None else generation_text(item), "Generation"),
+                plain_value(_live_text(live) if live is not None else generation_text(item)),
             ),
         ]
         if generation is not None:
@@ -359,11 +359,11 @@ class EpisodesPane(PicturedPane):
             if generation.completed_at:
                 rows.append(("Finished", format_time(generation.completed_at)))
         if error:
-            rows.append(("Error", plain_value(error, "Error")))
+            rows.append(("Error", plain_value(error)))
         skipped = generation.skipped_sources if generation is not None else None
         if skipped:
             lines = [f"{s.title or s.url or s.id}: {s.reason or 'no reason given'}" for s in skipped]
-            rows.append(("Skipped sources", plain_value("\n".join(lines), "Skipped sources")))
+            rows.append(("Skipped sources", plain_value("\n".join(lines))))
         rows += [
             ("Audio", self._audio_row(item.audio_url) if item.audio_url else "—"),
             ("Video", link_label(item.video_url, "Video file") if item.video_url else "—"),
@@ -371,8 +371,8 @@ class EpisodesPane(PicturedPane):
         if item.url:
             rows.append(("Episode page", link_label(item.url, "Open the episode page")))
         rows += [
-            ("Hosts", plain_value(self.names.names("host", item.host_ids), "Hosts")),
-            ("Sources", plain_value(self.names.names("source", item.source_ids), "Sources")),
+            ("Hosts", plain_value(self.names.names("host", item.host_ids))),
+            ("Sources", plain_value(self.names.names("source", item.source_ids))),
             ("Created", format_time(item.created_at)),
             ("Updated", format_time(item.updated_at)),
         ]
@@ -380,7 +380,7 @@ class EpisodesPane(PicturedPane):
             rows.append(("Published", format_time(item.published_at)))
         if item.scheduled_at:
             rows.append(("Scheduled for", format_time(item.scheduled_at)))
-        rows.append(("Episode ID", plain_value(item.id, "Episode ID")))
+        rows.append(("Episode ID", plain_value(item.id)))
         note, note_kind = self._note_for(item, error)
         self.details.show_facts(item.title or "(untitled)", rows, text=item.description or "", note=note,
                                 note_kind=note_kind)  # fmt: skip

@@ -48,9 +48,9 @@ def _no_voice(host: Host) -> str:
     return f"Voice {host.voice_id} (not in the catalogue)" if host.voice_id is not None else "No voice"
 
 
-def plain_value(text: Any, name: str, parent: QWidget | None = None) -> QLabel:
-    """A details value from the service, shown as plain text (never interpreted as markup). Its row's
-    label (``name``) labels it for a screen reader, which reads the value as its name."""
+def plain_value(text: Any, parent: QWidget | None = None) -> QLabel:
+    """A details value from the service, shown as plain text (never interpreted as markup). The form
+    row's label labels it for a screen reader, which reads the value as its name."""
     label = QLabel(parent)
     label.setTextFormat(Qt.TextFormat.PlainText)
     set_value(label, None if text in (None, "", []) else text)
@@ -62,7 +62,7 @@ def plain_value(text: Any, name: str, parent: QWidget | None = None) -> QLabel:
 def _fitted_text(text: str | None, name: str, parent: QWidget) -> QWidget:
     """Service text (plain or HTML) in a safe browser as tall as its text, up to a limit."""
     if not text:
-        return plain_value(None, name, parent)
+        return plain_value(None, parent)
     browser = SafeTextBrowser(parent)
     browser.setAccessibleName(name)
     browser.setFrameShape(QFrame.Shape.NoFrame)
@@ -142,19 +142,19 @@ class HostsPane(PicturedPane):
         extra = item.model_extra or {}
         archived = bool(extra.get("archived"))
         rows: list[tuple[str, Any]] = [
-            ("Title", plain_value(item.title, "Title")),
+            ("Title", plain_value(item.title)),
             ("Role", "Guest" if extra.get("is_guest") else "Host"),
         ]
         if item.voice is not None:
-            rows.append(("Voice", plain_value(item.voice.description or f"Voice {item.voice.id}", "Voice")))
+            rows.append(("Voice", plain_value(item.voice.description or f"Voice {item.voice.id}")))
             for label, value in voice_facts(item.voice):
                 name = "Voice ID" if label == "ID" else label
-                rows.append((name, plain_value(value, name)))
+                rows.append((name, plain_value(value)))
         else:
-            rows.append(("Voice", plain_value(_no_voice(item), "Voice")))
+            rows.append(("Voice", plain_value(_no_voice(item))))
         rows.append(("Personality", _fitted_text(item.personality, "Personality", self.details)))
         rows += [
-            ("Host ID", plain_value(item.id, "Host ID")),
+            ("Host ID", plain_value(item.id)),
             ("Created", format_time(item.created_at)),
             ("Updated", format_time(item.updated_at)),
         ]

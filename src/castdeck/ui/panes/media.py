@@ -44,7 +44,6 @@ from castdeck.services.starting import started_text
 from castdeck.store.jobs import Job
 from castdeck.store.outbox import OutboxEntry
 
-from ..accessible import shows_value
 from ..dialogs.media_dialog import MediaCreateDialog
 from ..download_saver import DownloadSaver
 from ..pane import ResourcePane, link_label
@@ -309,8 +308,7 @@ class MediaPane(ResourcePane):
         self.duration_label = None
         if status == "completed" or self._length(item) is not None:
             self.duration_label = QLabel()
-            self.duration_label.setTextFormat(Qt.TextFormat.PlainText)
-            shows_value(self.duration_label, "Duration")
+            self.duration_label.setTextFormat(Qt.TextFormat.PlainText)  # its row's label labels it
             self._say_duration(self.duration_label, item)
             rows.append(("Duration", self.duration_label))
         rows.extend(self._settings_rows(item))

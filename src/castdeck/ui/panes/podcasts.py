@@ -167,16 +167,16 @@ class PodcastsPane(PicturedPane):
         public = item.visibility in ("public", "unlisted")
         count = item.episode_count
         rows: list[tuple[str, Any]] = [
-            ("Visibility", plain_value((item.visibility or "—").capitalize(), "Visibility")),
+            ("Visibility", plain_value((item.visibility or "—").capitalize())),
             ("Episodes", "—" if count is None else f"{count:,}"),
-            ("Language", plain_value(_languages(item), "Language")),
-            ("Episode order", plain_value((item.episode_order or "—").capitalize(), "Episode order")),
-            ("Hosts", plain_value(self.names.names("host", item.host_ids), "Hosts")),
+            ("Language", plain_value(_languages(item))),
+            ("Episode order", plain_value((item.episode_order or "—").capitalize())),
+            ("Hosts", plain_value(self.names.names("host", item.host_ids))),
             ("Website", link_label(item.url, "Open the podcast's website") if item.url else "—"),
             ("RSS feed", link_label(item.rss_feed_url, "Open the RSS feed") if item.rss_feed_url else "—"),
             ("Created", format_time(item.created_at)),
             ("Updated", format_time(item.updated_at)),
-            ("Podcast ID", plain_value(item.id, "Podcast ID")),
+            ("Podcast ID", plain_value(item.id)),
         ]
         note = None if public else VISIBILITY_NOTES.get(item.visibility or "")
         self.show_cover(item)

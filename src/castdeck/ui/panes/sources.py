@@ -313,9 +313,9 @@ class SourcesPane(ResourcePane):
             link.setWordWrap(True)
             rows.append(("Address", link))
         rows += [
-            ("Error", plain_value(item.error_message, "Error")),
-            ("Details", plain_value(metadata_summary(item.metadata), "Details")),
-            ("Source ID", plain_value(item.id, "Source ID")),
+            ("Error", plain_value(item.error_message)),
+            ("Details", plain_value(metadata_summary(item.metadata))),
+            ("Source ID", plain_value(item.id)),
             ("Created", format_time(item.created_at)),
             ("Updated", format_time(item.updated_at)),
         ]
