@@ -6,7 +6,8 @@ Three rules, each a line in the list it returns:
 - a label that shows a value is named by its value: its name is neither the field's name that
   labels it (the "Podcast" beside "Podcast" a reader reads twice) nor a name that differs from the
   text it shows (a heading named "Title" instead of the title);
-- a table, list or tree cell reads as something: its text, or a description saying what blank means.
+- a table, list or tree cell, or a label showing a sign alone ("—"), reads as something: its
+  text, or a description saying what blank means.
 """
 
 from __future__ import annotations
@@ -132,6 +133,15 @@ def problems(root: QWidget, *, hidden: bool = False) -> list[str]:
         fields = {plain(field) for field in labels_of(node)}
         if name and plain(name) in fields:
             found.append(f"{node.path}: reads its field's name {name!r}, not the value it shows")
+        if (
+            label.text().strip()
+            and not label.accessibleName()
+            and not words(label.text())
+            and not node.description
+        ):
+            found.append(
+                f"{node.path}: shows {label.text().strip()!r} alone and says nothing of what it means"
+            )
         if label.accessibleName() and label.text().strip():
             shown = words(label.text())
             if shown and shown not in words(label.accessibleName()):
