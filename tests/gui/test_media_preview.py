@@ -410,6 +410,36 @@ async def test_a_file_being_prepared_is_asked_for_again_until_it_is_ready(
 
 
 @pytest.mark.asyncio
+async def test_a_preview_out_of_sight_stops_asking_and_asks_when_shown_again(
+    qtbot: QtBot, on_line: OnLine, sandbox: RunningSandbox, own_video: dict[str, Any]
+) -> None:
+    """A pane left (or a window closed) while its file is being prepared leaves nothing ticking;
+    back on screen it asks at once and follows the file to ready."""
+    video_id = own_video["id"]
+    hold_preparing(sandbox, video_id, reason="rendition")
+    try:
+        pane = await open_media_pane(qtbot, on_line.session, on_line.background, VideosPane)
+        preview = pane.preview
+        preview.recheck_after = (0.05,)
+        await select(pane, video_id)
+        await until(lambda: preview.state == "preparing" and preview._recheck.isActive(), timeout=60)
+        pane.hide()
+        assert not preview._recheck.isActive()
+        await work_done("preview a media file")  # an ask under way ends; it sets no timer unseen
+        assert preview.state == "preparing"
+        assert not preview._recheck.isActive()
+        release_preparing(sandbox, video_id)
+        asked = len(on_line.line.to("GET", f"/v1/videos/{video_id}/download"))
+        pane.show()
+        await until(lambda: preview.state == "ready", timeout=60)  # nobody pressed Check again
+        assert len(on_line.line.to("GET", f"/v1/videos/{video_id}/download")) > asked
+        await work_done("preview a media file")
+    finally:
+        release_preparing(sandbox, video_id)
+    await quiet()
+
+
+@pytest.mark.asyncio
 async def test_no_downloadable_file_points_to_the_studio(
     qtbot: QtBot, sandbox_factory: Callable[..., RunningSandbox], cache: Cache, tmp_path: Path, shot: Any
 ) -> None:

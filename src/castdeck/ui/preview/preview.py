@@ -19,7 +19,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QHideEvent, QPalette, QShortcut
+from PySide6.QtGui import QHideEvent, QPalette, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -303,7 +303,8 @@ class MediaPreview(QFrame):
                 delay = self.recheck_after[min(self._rechecks, len(self.recheck_after) - 1)]
                 self._rechecks += 1
                 self._recheck_in = delay
-                self._recheck.start(round(delay * 1000))
+                if self.isVisible():  # else showing it again asks (showEvent)
+                    self._recheck.start(round(delay * 1000))
             self._describe()
             return
         self.file = answer
@@ -447,7 +448,15 @@ class MediaPreview(QFrame):
     def hideEvent(self, event: QHideEvent) -> None:
         if self.playback is not None and self.playback.playing:
             self.playback.pause()  # the pane was left or closed: nothing plays unseen
+        # Nobody sees it: no asking again for a file being prepared (and nothing left ticking when
+        # the window closes); showing it again asks at once.
+        self._recheck.stop()
         super().hideEvent(event)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self.state == "preparing" and not self._recheck.isActive():
+            self._recheck.start(0)  # it was out of sight when its next ask came due
 
     def release(self) -> None:
         """The pane goes away: stop and end the video worker."""
