@@ -259,7 +259,7 @@ class MediaPreview(QFrame):
             self._still_task = self._start(self._show_still(epoch, media_id), "show a still")
 
     def _recheck_now(self) -> None:
-        if self.state == "preparing" and self.isVisible():
+        if self.state == "preparing":  # (the timer runs only while the preview is seen)
             self.load()  # the same item: the service may have the file by now
 
     def _cancel(self) -> None:
