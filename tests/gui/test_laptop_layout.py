@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QTabBar, QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QTabBar, QTableView, QWidget
 from pytestqt.qtbot import QtBot
 
 from castdeck.services import settings_later
@@ -52,12 +52,18 @@ def squeezed(pane: QWidget) -> list[str]:
 
 
 def sideways(pane: QWidget) -> list[str]:
-    """Scroll areas of the pane that scroll sideways."""
-    return [
-        f"{type(area).__name__} {area.accessibleName() or area.objectName()!r}"
-        for area in pane.findChildren(QAbstractScrollArea)
-        if area.isVisibleTo(pane) and area.horizontalScrollBar().isVisible()
-    ]
+    """Scroll areas of the pane that scroll sideways (a table's with its widths, to tell why)."""
+    found = []
+    for area in pane.findChildren(QAbstractScrollArea):
+        if not (area.isVisibleTo(pane) and area.horizontalScrollBar().isVisible()):
+            continue
+        what = f"{type(area).__name__} {area.accessibleName() or area.objectName()!r}"
+        if isinstance(area, QTableView):
+            header = area.horizontalHeader()
+            widths = [0 if area.isColumnHidden(c) else header.sectionSize(c) for c in range(header.count())]
+            what += f" (viewport {area.viewport().width()}, header {header.length()}, columns {widths})"
+        found.append(what)
+    return found
 
 
 async def settled_problems(pane: QWidget) -> list[str]:

@@ -18,7 +18,7 @@ both look alike at any width.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QHeaderView, QTableView
 
@@ -68,6 +68,7 @@ class ColumnFit(QObject):
         if model is not None:
             model.headerDataChanged.connect(self._name_actions)
         header.sectionResized.connect(self._resized)
+        table.viewport().installEventFilter(self)
 
     # --- the header's menu ---------------------------------------------------------------------------------
 
@@ -112,9 +113,21 @@ class ColumnFit(QObject):
     # --- the fit -------------------------------------------------------------------------------------------
 
     def _resized(self, column: int, _old: int, _new: int) -> None:
+        if column == self.title:
+            self._fit_soon()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # The viewport's width is what the fit answers to. The title's resize alone missed a
+        # width that changed while the title stayed put (at its narrowest, or laid out before the
+        # viewport had its width), and the table then scrolled sideways until the next resize.
+        if event.type() == QEvent.Type.Resize and watched is self.table.viewport():
+            self._fit_soon()
+        return False
+
+    def _fit_soon(self) -> None:
         # Not from inside the header's own relayout: hiding and sizing sections there left a
         # section 983,040 px wide. Once, at the next turn of the loop, for any number of resizes.
-        if column == self.title and not self._fitting and not self._due:
+        if not self._fitting and not self._due:
             self._due = True
             QTimer.singleShot(0, self, self._fit_due)
 
