@@ -7,6 +7,7 @@ their audio and video are produced afterwards by ordinary background jobs marked
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from datetime import timedelta
 from typing import Any
@@ -301,7 +302,9 @@ def _seed_media(
         "labels": {},
         "planned_seconds": planned,
         "fail": False,
-        "seed": int(CLOCK.time()) % 100_000,
+        # from the blueprint, as an episode's is: the same demo renders the same media everywhere
+        # (which lets sandboxes share their renders, ``render_cache``)
+        "seed": int.from_bytes(hashlib.sha256(blueprint["title"].encode()).digest()[:4], "big") % 100_000,
     }
     db.insert(kind, media_id, DEMO_ORG, data, {"job": job})
     if status == "generating":
