@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import weakref
@@ -52,6 +53,22 @@ def pytest_configure(config: pytest.Config) -> None:
         except CannotInstall as error:
             pytest.exit(str(error), returncode=2)
     _record_starts()
+    _share_renders(config)
+
+
+def _share_renders(config: pytest.Config) -> None:
+    """Every sandbox of the run (started by a test, by the app under test, by a worker) shares
+    one render cache (``castdeck.sandbox.render_cache``): the demo content is narrated and encoded
+    once per run, not once per sandbox, which was most of the suite's CPU. Set here, before xdist
+    starts its workers, so they and the processes they start inherit it; a folder given in the
+    environment is used and kept."""
+    from castdeck.sandbox.render_cache import ENV
+
+    if hasattr(config, "workerinput") or os.environ.get(ENV):
+        return
+    folder = tempfile.mkdtemp(prefix="castdeck-renders-")
+    os.environ[ENV] = folder
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import math
+import os
 import socket
 from dataclasses import replace
 from pathlib import Path
@@ -23,6 +24,7 @@ from urllib.parse import urlsplit
 import uvicorn
 
 from .config import Settings
+from .render_cache import ENV
 
 
 def _positive(value: str) -> float:
@@ -131,6 +133,14 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, str]:
         "(expiries, windows, schedules and work floors come due at once): for tests",
     )
     parser.add_argument(
+        "--render-cache",
+        type=Path,
+        default=os.environ.get(ENV) or None,
+        metavar="DIR",
+        help="a folder of earlier renders: a render whose input is there is copied, not done again; "
+        f"sandboxes may share one (default: ${ENV}, else none)",
+    )
+    parser.add_argument(
         "--exit-with-parent",
         action="store_true",
         help="stop when standard input closes (the launching process ended): for launchers and tests",
@@ -158,6 +168,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, str]:
         accept_hold_stage=args.accept_hold_stage,
         signed_base_url=args.signed_base_url,
         test_clock=args.test_clock,
+        render_cache=args.render_cache,
     ), args.log_level
 
 

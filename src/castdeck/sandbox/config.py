@@ -40,6 +40,8 @@ class Settings:
     signed_base_url: str | None = None
     # Tests move the sandbox's time forward (POST /_sandbox/clock) instead of waiting for it.
     test_clock: bool = False
+    # A folder of earlier renders, shared by the sandboxes that name it (``render_cache``).
+    render_cache: Path | None = None
 
     def scaled(self, seconds: float) -> float:
         """Simulated work time at this speed."""

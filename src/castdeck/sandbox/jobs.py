@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import multiprocessing
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from .clock import CLOCK
 from .config import FAIL_PHRASE
 from .db import Record
 from .extract import process_source
+from .render_cache import cached_render
 from .routes.media import credits_for, estimate
 from .service import Sandbox, now_iso
 
@@ -205,8 +207,10 @@ class JobRunner:
         loop = asyncio.get_running_loop()
         started = CLOCK.monotonic()
         expected = max(expected_seconds, floor_seconds, 0.5)
+        folder = str(self.settings.render_cache) if self.settings.render_cache else None
+        work = functools.partial(cached_render, function, spec, folder=folder)
         for attempt in range(2):
-            future: asyncio.Future[dict[str, Any]] = loop.run_in_executor(self.pool, function, spec)
+            future: asyncio.Future[dict[str, Any]] = loop.run_in_executor(self.pool, work)
             while True:
                 done, _ = await asyncio.wait({future}, timeout=0.5)
                 elapsed = CLOCK.monotonic() - started
