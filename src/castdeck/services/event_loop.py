@@ -12,7 +12,11 @@ pass, 9 to 14 ms). Here the ready callbacks wait in one queue, in order, and one
 them: in each pass of Qt's loop, those queued before the pass began, until :data:`SLICE` has gone
 by; the rest run in the next pass, after Qt's own events. As in asyncio's loop, a callback queued
 by another runs in the next pass, never in the same one, and callbacks run only while the loop
-runs. Timed callbacks (``call_later``, ``call_at``) stay with qasync's timers. Qt handling its
+runs. Timed callbacks (``call_later``, ``call_at``) stay with qasync's timers. Only public
+interfaces are used: the queue keeps each callback with its context and runs it with
+``Context.run``, reporting an exception to ``call_exception_handler`` as asyncio's loop does; the
+``asyncio.Handle`` that ``call_soon`` returns is what a caller cancels, and ``cancelled()`` is
+asked before the callback runs. Qt handling its
 events inside a task's step (``processEvents``; QTest's mouse clicks) runs no callback there: as in
 asyncio, never a step inside a step; they run once the step has returned.
 
@@ -90,13 +94,40 @@ class _ReadyQueue(QObject):
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         super().__init__()
         self._loop = loop
-        self._handles: collections.deque[asyncio.Handle] = collections.deque()
+        self._handles: collections.deque[
+            tuple[asyncio.Handle, Callable[..., Any], tuple[Any, ...], contextvars.Context]
+        ] = collections.deque()
         self._timer = 0
         self._stopped = False
 
-    def add(self, handle: asyncio.Handle) -> None:
-        self._handles.append(handle)
+    def add(
+        self,
+        handle: asyncio.Handle,
+        callback: Callable[..., Any],
+        args: tuple[Any, ...],
+        context: contextvars.Context,
+    ) -> None:
+        """Queue ``callback(*args)`` in ``context``; ``handle`` (what ``call_soon`` returned)
+        cancels it."""
+        self._handles.append((handle, callback, args, context))
         self.resume()
+
+    def _run(
+        self,
+        handle: asyncio.Handle,
+        callback: Callable[..., Any],
+        args: tuple[Any, ...],
+        context: contextvars.Context,
+    ) -> None:
+        """One callback, its exception to the loop's exception handler, as asyncio's own loop does."""
+        try:
+            context.run(callback, *args)
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except BaseException as exc:
+            self._loop.call_exception_handler(
+                {"message": f"Exception in callback {handle!r}", "exception": exc, "handle": handle}
+            )
 
     def resume(self) -> None:
         """What waits runs from the next pass on (the loop runs again, or more came)."""
@@ -137,9 +168,9 @@ class _ReadyQueue(QObject):
         end = time.perf_counter() + (SLICE if turn_spent() < TURN_SHARE else 0.0)
         while due and handles and not self._stopped:
             due -= 1
-            handle = handles.popleft()
-            if not handle._cancelled:
-                handle._run()  # exceptions go to the loop's exception handler, as in asyncio
+            handle, callback, args, context = handles.popleft()
+            if not handle.cancelled():
+                self._run(handle, callback, args, context)
             if time.perf_counter() >= end:
                 break
         self.resume()
@@ -162,8 +193,9 @@ class CastdeckEventLoop(qasync.QEventLoop):  # type: ignore[misc]
     ) -> asyncio.Handle:
         if not callable(callback):
             raise TypeError(f"callback must be callable: {type(callback).__name__}")
-        handle = asyncio.Handle(callback, args, self, context=context)
-        self._soon.add(handle)
+        context = context if context is not None else contextvars.copy_context()
+        handle = asyncio.Handle(callback, args, self, context=context)  # what a caller cancels
+        self._soon.add(handle, callback, args, context)
         return handle
 
     def close(self) -> None:
