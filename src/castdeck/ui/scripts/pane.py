@@ -509,7 +509,7 @@ class ScriptsPane(ScriptActions):
         super().changeEvent(event)
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
             for panel in (self.outline, self.speakers):
-                panel._shown = None  # the speakers' colours differ between light and dark
+                panel.forget_shown()  # the speakers' colours differ between light and dark
             self.refresh_panels()
 
     def closeEvent(self, event: QCloseEvent) -> None:

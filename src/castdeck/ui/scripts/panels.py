@@ -119,6 +119,11 @@ class OutlinePanel(QTreeWidget):
         self.itemClicked.connect(self._jump)
         self.itemActivated.connect(self._jump)
 
+    def forget_shown(self) -> None:
+        """Build again on the next update even if the script is unchanged (the palette changed:
+        the speakers' colours differ between light and dark)."""
+        self._shown = None
+
     def set_script(self, analysis: Analysis) -> None:
         script = analysis.script
         key = tuple(
@@ -208,6 +213,11 @@ class SpeakersPanel(QWidget):
         self.combos: dict[str, QComboBox] = {}
         self.labels: list[str] = []
         self._lines: dict[str, int] = {}
+
+    def forget_shown(self) -> None:
+        """Build again on the next update even if the script is unchanged (the palette changed:
+        the speakers' colours differ between light and dark)."""
+        self._shown = None
 
     def set_script(self, analysis: Analysis, hosts: list[HostRef] | None, mapping: dict[str, str]) -> None:
         estimate = analysis.estimate
