@@ -291,11 +291,11 @@ async def test_a_job_past_its_deadline_is_still_running_and_can_be_checked_again
 async def test_the_dock_keeps_the_most_recently_ended_cards_and_forgets_older_jobs(
     qtbot: QtBot, session: Session, background: Background
 ) -> None:
-    """A long session does not grow the dock without end: past ``ended_kept`` finished cards, the
-    earliest ended leave the dock and the tracker forgets their jobs (as "Clear finished" does)."""
+    """A long session does not grow the dock without end: past the tracker's ``ended_kept`` ended
+    jobs, it forgets the earliest ended (as "Clear finished" does), and their cards leave the dock."""
     window = open_window(qtbot, session, background)
     panel = window.jobs_panel
-    panel.ended_kept = 3
+    background.jobs.ended_kept = 3
     listed = await session.client.episodes.list().to_list()
     finished = [str(e.id) for e in listed if e.generation is not None and e.generation.state == "completed"][
         :5

@@ -351,7 +351,7 @@ async def test_a_read_made_elsewhere_ends_the_job_and_its_poller(
     assert tracker.observe("episode", episode_id, running).state == "running"  # type: ignore[union-attr]
     assert tracker.is_following("episode", episode_id) and not finished
 
-    done = await session.client.episodes.wait(episode_id, timeout=120)
+    done = await session.client.episodes.wait(episode_id)  # the default deadline: a loaded machine is slower
     ended = tracker.observe("episode", episode_id, done)
     assert ended is not None and ended.state == "completed" and ended.progress == 100.0
     assert finished == [ended] and not tracker.is_following("episode", episode_id)
@@ -359,5 +359,36 @@ async def test_a_read_made_elsewhere_ends_the_job_and_its_poller(
     assert tracker.observe("episode", episode_id, running) == ended  # an older read changes nothing
     await tracker.flush()
     assert store.get("Sandbox", "episode", episode_id) == ended
+    await tracker.close()
+    await settle()
+
+
+@pytest.mark.asyncio
+async def test_the_tracker_keeps_the_most_recently_ended_jobs_and_forgets_older_ones(
+    counted: tuple[Session, CountingTransport], store: JobStore
+) -> None:
+    """Retention is the tracker's: past ``ended_kept`` ended jobs the earliest ended are forgotten,
+    in memory and in the store, each announced once (the Jobs dock only follows); a job still
+    followed is never one of them."""
+    session, _counter = counted
+    tracker = JobTracker(session, store, default_interval=INTERVAL, ended_kept=2)
+    forgotten: list[Job] = []
+    tracker.jobForgotten.connect(forgotten.append)
+    listed = await session.client.episodes.list().to_list()
+    done = [e for e in listed if e.generation is not None and e.generation.state == "completed"][:4]
+    assert len(done) == 4
+    running_id, _retry_after, _accepted = await start_episode(session, "Why owls turn their heads.")
+    tracker.track("episode", running_id, title="Owls", first_poll_after=3600)
+    for number, episode in enumerate(done):
+        tracker.track("episode", str(episode.id), title=f"Ended {number}", first_poll_after=3600)
+        ended = tracker.observe("episode", str(episode.id), episode)  # ends it, its poll not waited for
+        assert ended is not None and ended.state == "completed"
+    kept = [str(e.id) for e in done[2:]]
+    assert [(j.kind, j.resource_id) for j in forgotten] == [("episode", str(e.id)) for e in done[:2]]
+    assert sorted(j.resource_id for j in tracker.jobs() if j.finished) == sorted(kept)
+    assert tracker.is_following("episode", running_id)
+    await tracker.flush()
+    assert sorted(j.resource_id for j in store.list("Sandbox") if j.finished) == sorted(kept)
+    assert store.get("Sandbox", "episode", running_id) is not None
     await tracker.close()
     await settle()

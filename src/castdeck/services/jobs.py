@@ -45,6 +45,7 @@ from .tasks import tasks
 __all__ = [
     "DEFAULT_DEADLINE",
     "DEFAULT_POLL_INTERVAL",
+    "ENDED_KEPT",
     "Finish",
     "Job",
     "JobTracker",
@@ -56,6 +57,10 @@ log = logging.getLogger(__name__)
 
 DEFAULT_DEADLINE = 1800.0
 """Seconds a job is followed before it is reported ``still_running``."""
+
+ENDED_KEPT = 50
+"""Finished and failed jobs the tracker keeps (the most recently ended): an older one is forgotten,
+as "Clear finished" does, so a long session's Jobs dock and job store do not grow without end."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +101,7 @@ class JobTracker(QObject):
 
     jobChanged = Signal(object)  # Job
     jobFinished = Signal(object)  # Job: completed or failed
+    jobForgotten = Signal(object)  # Job: no longer known (dismissed, or past what is kept)
 
     def __init__(
         self,
@@ -104,6 +110,7 @@ class JobTracker(QObject):
         *,
         deadline: float = DEFAULT_DEADLINE,
         default_interval: float = DEFAULT_POLL_INTERVAL,
+        ended_kept: int = ENDED_KEPT,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -111,6 +118,8 @@ class JobTracker(QObject):
         self.store = store
         self.deadline = deadline
         self.default_interval = default_interval
+        self.ended_kept = ended_kept
+        """Ended jobs kept (see :data:`ENDED_KEPT`); the oldest ended beyond it are forgotten."""
         self._jobs: dict[tuple[str, str], Job] = {}
         self._loaded = False
         self._pollers: dict[tuple[str, str], asyncio.Task[None]] = {}
@@ -210,6 +219,7 @@ class JobTracker(QObject):
                     self._jobs[key] = job
                     self.jobChanged.emit(job)
             self._loaded = True
+            self._forget_oldest_ended()
         return self.jobs()
 
     async def resume(self) -> list[Job]:
@@ -267,8 +277,10 @@ class JobTracker(QObject):
         key = (job.kind, job.resource_id)
         if key in self._pollers:
             raise ValueError("the job is still being followed")
-        self._jobs.pop(key, None)
+        known = self._jobs.pop(key, None)
         self._write(self.store.remove, self.profile, job.kind, job.resource_id)
+        if known is not None:
+            self.jobForgotten.emit(known)
 
     def clear_finished(self) -> int:
         finished = [key for key, job in self._jobs.items() if job.finished]
@@ -326,7 +338,18 @@ class JobTracker(QObject):
             self.jobChanged.emit(job)
             if job.finished:
                 self.jobFinished.emit(job)
+                self._forget_oldest_ended()
         return job
+
+    def _forget_oldest_ended(self) -> None:
+        """Keep the :attr:`ended_kept` most recently ended jobs; forget the others."""
+        ended = [job for job in self._jobs.values() if job.finished]
+        if len(ended) <= self.ended_kept:
+            return
+        ended.sort(key=lambda job: job.updated_at)  # stable: the first known go first among equals
+        for job in ended[: len(ended) - self.ended_kept]:
+            if (job.kind, job.resource_id) not in self._pollers:  # (a poller ending it lets go next)
+                self.forget(job)
 
     def _start(self, key: tuple[str, str]) -> None:
         if self._closed:

@@ -68,10 +68,6 @@ SETTLE_AT_MOST = 0.3
 CARD_WINDOW = 30
 """Cards built (the newest) until the user scrolls towards older ones; each such scroll, or the
 button under the list, adds this many more."""
-ENDED_KEPT = 50
-"""Cards of finished and failed jobs the dock keeps (the most recently ended): an older one leaves
-the dock and its job is forgotten, as "Clear finished" does, so a long session's dock (and job
-store) does not grow without end. Refused writes stay until the user acts on them."""
 CLEARED_STATES = ("completed", "failed")
 
 
@@ -109,7 +105,6 @@ class JobsPanel(QWidget):
         self._scroll_value = 0
         """The list's scroll position before the last move (a list that shrank moves it up, and
         only a move down near the end asks for older cards)."""
-        self.ended_kept = ENDED_KEPT
 
         outer = QVBoxLayout(self)
         outer.setContentsMargins(6, 6, 6, 6)
@@ -201,6 +196,7 @@ class JobsPanel(QWidget):
         if old is not None:
             for signal, slot in (
                 (old.jobs.jobChanged, self._job_changed),
+                (old.jobs.jobForgotten, self._forgotten),
                 (old.outbox.entryChanged, self._entry_changed),
                 (old.outbox.entryRemoved, self._remove_entry),
                 (old.uploads.itemAdded, self._uploads_changed),
@@ -222,6 +218,7 @@ class JobsPanel(QWidget):
         self.saver = None  # the next Download saves through the new session's client
         if background is not None:
             background.jobs.jobChanged.connect(self._job_changed)
+            background.jobs.jobForgotten.connect(self._forgotten)
             background.outbox.entryChanged.connect(self._entry_changed)
             background.outbox.entryRemoved.connect(self._remove_entry)
             background.uploads.itemAdded.connect(self._uploads_changed)
@@ -299,26 +296,11 @@ class JobsPanel(QWidget):
                 self._waiting_since = self._last_arrival
             if not self._builder.isActive():
                 self._builder.start()
-        if view.state in CLEARED_STATES:
-            self._trim_ended()
         self._update_summary()
 
-    def _trim_ended(self) -> None:
-        """Keep the cards of the :attr:`ended_kept` most recently ended jobs (see :data:`ENDED_KEPT`)."""
-        if sum(self._states[state] for state in CLEARED_STATES) <= self.ended_kept:
-            return
-        ended = [v for v in self.views.values() if v.state in CLEARED_STATES]
-        ended.sort(key=lambda v: v.ended_at or 0.0)  # stable: the first shown go first among equals
-        tracker = self.background.jobs if self.background is not None else None
-        for view in ended[: len(ended) - self.ended_kept]:
-            job = self._jobs.get(view.key)
-            self._drop(view.key)
-            if (
-                tracker is not None
-                and job is not None
-                and not tracker.is_following(job.kind, job.resource_id)
-            ):
-                tracker.forget(job)
+    def _forgotten(self, job: Job) -> None:
+        """The tracker let ``job`` go (it keeps the most recently ended ones): so does the dock."""
+        self._drop(job_key(job.kind, job.resource_id))
 
     def _drop(self, key: str) -> None:
         view = self.views.pop(key, None)
