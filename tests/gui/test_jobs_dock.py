@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 import time
 import uuid
 from dataclasses import replace
@@ -19,10 +20,11 @@ from pytestqt.qtbot import QtBot
 
 from castdeck.services.background import Background
 from castdeck.services.event_loop import TURN_SHARE
+from castdeck.services.paced import GIVE_WAY_AT_MOST
 from castdeck.services.session import ConnectionState, Session
 from castdeck.store.cache import Cache
 from castdeck.ui.jobs.card import JobCard
-from castdeck.ui.jobs.panel import CARD_WINDOW, GIVE_WAY_AT_MOST, JobsPanel
+from castdeck.ui.jobs.panel import CARD_WINDOW, JobsPanel
 from castdeck.ui.main_window import MainWindow
 from castdeck.ui.widgets import laid_out
 from tests.conftest import RunningSandbox, stop_followers
@@ -413,11 +415,16 @@ async def test_elapsed_times_tick_on_the_running_cards_in_view_and_as_cards_scro
         await until(lambda: elapsed(in_view[0]) != shown[in_view[0]], timeout=10)  # a tick passed
         assert [elapsed(key) for key in out_of_view] == [shown[key] for key in out_of_view]
 
+        # a card scrolled into view ticks at once: marked stale, it shows its time again (comparing
+        # with the time it showed failed when its job's second had not turned since)
+        for key in out_of_view:
+            panel.card(key).elapsed_label.setText("stale")  # type: ignore[union-attr]
         bar = panel.scroll_area.verticalScrollBar()
         bar.setValue(bar.maximum())
         scrolled_in = [key for key in panel.ticking() if key in out_of_view]
         assert scrolled_in
-        assert all(elapsed(key) != shown[key] for key in scrolled_in)
+        times = [elapsed(key) for key in scrolled_in]
+        assert all(re.fullmatch(r"\d+ s|\d+ min \d\d s|\d+ h \d\d min", text) for text in times), times
     finally:
         await let_held_polls_go(line)
     await quiet()
@@ -644,7 +651,7 @@ async def test_a_frame_long_already_builds_no_card_and_the_cards_still_come(
     panel = window.jobs_panel
     line.hold_requests("GET", "/v1/episodes/")  # every job stays running
     built_after_tick: list[int] = []
-    panel._builder.timeout.connect(lambda: built_after_tick.append(len(panel.cards)))
+    panel.builder.ticked.connect(lambda: built_after_tick.append(len(panel.cards)))
     burner = PassBurner(TURN_SHARE)
     try:
         burner.burn_next = 10**9  # every pass from now on is a long one
