@@ -35,8 +35,8 @@ from PySide6.QtWidgets import (
 
 from castdeck.api.errors import CastdeckError
 from castdeck.services.background import Background
-from castdeck.services.event_loop import TURN_SHARE, turn_spent
 from castdeck.services.outbox import job_kind_of
+from castdeck.services.paced import PacedWork
 from castdeck.services.tasks import tasks
 from castdeck.store.jobs import Job
 from castdeck.store.kinds import MEDIA_KINDS, collection_of
@@ -49,17 +49,6 @@ from .card import ENDED_STATES, CardView, JobCard, entry_view, job_key, job_view
 
 __all__ = ["JobsPanel"]
 
-BUILD_BATCH = 1
-"""Cards built per frame. Each costs about 0.75 ms to build and as much again to show, and the frame
-that shows it lays out and paints the dock: four a frame made turns of 16-19 ms while two hundred
-jobs started (``benchmarks/background_load.py``), and one a frame (with the event loop's 1 ms
-slices) is 2-3 ms shorter than two. Thirty cards still come in half a second."""
-BUILD_EVERY_MS = 16
-"""The builder works once a frame, not at every turn of the event loop."""
-GIVE_WAY_AT_MOST = 2
-"""Frames in a row the builder may give way to a pass of Qt's loop that was long already (its own
-events used :data:`~castdeck.services.event_loop.TURN_SHARE`: a big repaint); then it builds
-anyway, so that cards come however busy the window is."""
 SETTLE_SECONDS = 0.05
 """While new cards keep coming (a burst of writes), the builder waits this long after the last one,
 so that it builds the cards that end up newest, not ones the burst pushes out of the window a
@@ -99,7 +88,6 @@ class JobsPanel(QWidget):
         self.card_limit = CARD_WINDOW
         """How many of the newest cards are built (see :data:`CARD_WINDOW`)."""
         self._last_arrival = 0.0
-        self._gave_way = 0
         self._waiting_since: float | None = None
         """When the oldest card not built yet came (None: none waits)."""
         self._scroll_value = 0
@@ -172,10 +160,8 @@ class JobsPanel(QWidget):
         self.scroll_area.setWidget(self.list_widget)
         outer.addWidget(self.scroll_area, 1)
 
-        self._builder = QTimer(self)
-        self._builder.setObjectName("card_builder")
-        self._builder.setInterval(BUILD_EVERY_MS)
-        self._builder.timeout.connect(self._build_some)
+        self.builder = PacedWork(self._build_one, ready=self._settled, name="card_builder", parent=self)
+        """Builds the cards a frame at a time, never all at once (``services.paced``)."""
         self._ticker = QTimer(self)
         self._ticker.setObjectName("elapsed_ticker")
         self._ticker.setInterval(1000)
@@ -208,7 +194,7 @@ class JobsPanel(QWidget):
                     signal.disconnect(slot)
         for card in self.cards.values():
             card.deleteLater()
-        self._builder.stop()  # nothing of the old session's is left to build or to sum up
+        self.builder.stop()  # nothing of the old session's is left to build or to sum up
         self._uploads_timer.stop()
         self.cards, self.views, self._jobs, self._entries, self._seq = {}, {}, {}, {}, {}
         self.card_limit = CARD_WINDOW
@@ -294,8 +280,8 @@ class JobsPanel(QWidget):
             self._last_arrival = time.monotonic()
             if self._waiting_since is None:
                 self._waiting_since = self._last_arrival
-            if not self._builder.isActive():
-                self._builder.start()
+            if not self.builder.is_active():
+                self.builder.start()
         self._update_summary()
 
     def _forgotten(self, job: Job) -> None:
@@ -309,8 +295,8 @@ class JobsPanel(QWidget):
         self._jobs.pop(key, None)
         self._seq.pop(key, None)
         self._unbuild(key)
-        if len(self.views) > len(self.cards) and not self._builder.isActive():
-            self._builder.start()  # an older card may come into the built window
+        if len(self.views) > len(self.cards) and not self.builder.is_active():
+            self.builder.start()  # an older card may come into the built window
         self._update_summary()
 
     def _unbuild(self, key: str) -> None:
@@ -324,27 +310,27 @@ class JobsPanel(QWidget):
         keys = sorted(self._seq, key=self._seq.__getitem__, reverse=True)
         return keys[: self.card_limit]
 
-    def _build_some(self) -> None:
-        """Build a few of the newest cards not built yet, each in its place (newest on top), and
-        let go of the cards that fell out of the window (new ones came on top)."""
+    def _settled(self) -> bool:
+        """False while new cards keep coming (a burst of writes; see :data:`SETTLE_SECONDS`)."""
         now = time.monotonic()
         waiting = self._waiting_since
-        if (
+        return not (
             waiting is not None
             and now - self._last_arrival < SETTLE_SECONDS
             and now - waiting < SETTLE_AT_MOST
-        ):
-            return  # more are coming: build once they have
-        if turn_spent() >= TURN_SHARE and self._gave_way < GIVE_WAY_AT_MOST:
-            self._gave_way += 1  # this pass painted a lot already: the next frame builds
-            return
-        self._gave_way = 0
+        )
+
+    def _build_one(self) -> bool:
+        """Build the newest card not built yet, in its place (newest on top), and let go of the
+        cards that fell out of the window (new ones came on top). Each costs about 0.75 ms to build
+        and as much again to show, in the frame that lays out and paints the dock: one a frame.
+        True while more wait."""
         self._waiting_since = None
         newest = self._newest()
         wanted = set(newest)
         for key in [k for k in self.cards if k not in wanted]:
             self._unbuild(key)
-        todo = [key for key in newest if key not in self.cards][:BUILD_BATCH]
+        todo = [key for key in newest if key not in self.cards][:1]
         for key in todo:
             card = JobCard(self.views[key], self.list_widget)
             card.actionRequested.connect(lambda action, k=key: self._act(k, action))
@@ -353,9 +339,8 @@ class JobsPanel(QWidget):
             self.list_layout.insertWidget(above, card)
             card.show()  # at once, in the same layout of the list (see JobCard._set_actions)
             self.cards[key] = card
-        if len(todo) < BUILD_BATCH or not self.pending_builds():
-            self._builder.stop()
         self._update_summary()
+        return bool(todo) and self.pending_builds() > 0
 
     def pending_builds(self) -> int:
         """Cards in the built window that are not built yet."""
@@ -366,8 +351,8 @@ class JobsPanel(QWidget):
         if len(self.views) <= self.card_limit:
             return
         self.card_limit += CARD_WINDOW
-        if not self._builder.isActive():
-            self._builder.start()
+        if not self.builder.is_active():
+            self.builder.start()
         self._update_summary()
 
     def _scrolled(self, value: int) -> None:
