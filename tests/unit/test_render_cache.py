@@ -5,8 +5,14 @@ workers."""
 
 from __future__ import annotations
 
+import fcntl
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from castdeck.sandbox.render import SynthesisFailed, render_episode, render_media
 from castdeck.sandbox.render_cache import cached_render, render_key
@@ -25,7 +31,8 @@ def episode_spec(folder: Path, name: str, text: str = "Hello there. A short line
 
 
 def entries(cache: Path) -> list[str]:
-    return sorted(p.name for p in cache.iterdir())
+    """The cache's entries (not the lock files beside them)."""
+    return sorted(p.name for p in cache.iterdir() if not p.name.startswith("."))
 
 
 def test_the_same_input_again_is_copied_from_the_cache(tmp_path: Path) -> None:
@@ -99,3 +106,43 @@ def _outcome(function: Any, spec: dict[str, Any], *, folder: str) -> str:
     except SynthesisFailed as failure:
         return type(failure).__name__
     return "rendered"
+
+
+def lock_waiters(lock: Path) -> int:
+    """Processes waiting for the lock on ``lock`` (Linux's /proc/locks marks a waiter "->")."""
+    inode = f":{lock.stat().st_ino} "
+    return sum(1 for line in Path("/proc/locks").read_text().splitlines() if "->" in line and inode in line)
+
+
+@pytest.mark.skipif(not Path("/proc/locks").exists(), reason="needs Linux's /proc/locks to see a waiter")
+def test_a_render_another_sandbox_is_doing_is_waited_for_and_copied(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    spec = episode_spec(tmp_path, "mine")
+    key = render_key(render_episode, spec)
+    lock = cache / f".{key}.lock"
+    with lock.open("a+b") as held:  # another sandbox is rendering this input
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        with ThreadPoolExecutor(1) as pool:
+            mine = pool.submit(in_child, cached_render, render_episode, spec, folder=str(cache))
+            deadline = time.monotonic() + 60
+            while lock_waiters(lock) == 0:  # this one waits for it
+                assert time.monotonic() < deadline and not mine.done(), "the render did not wait"
+                time.sleep(0.01)
+            # the other finishes: its entry, marked, appears and its lock is let go
+            entry = cache / key
+            entry.mkdir()
+            (entry / "audio_path").write_bytes(b"rendered by the other")
+            words = [[0.0, 0.5, "Hello", 0]]
+            (entry / "result.json").write_text(
+                json.dumps({"duration": 0.5, "words": words, "audio_path": "audio_path", "video_path": None})
+            )
+            fcntl.flock(held.fileno(), fcntl.LOCK_UN)
+            result = mine.result(timeout=120)
+    assert (tmp_path / "mine.mp3").read_bytes() == b"rendered by the other"
+    assert result == {
+        "duration": 0.5,
+        "words": words,
+        "audio_path": str(tmp_path / "mine.mp3"),
+        "video_path": None,
+    }

@@ -11,9 +11,10 @@ The key is everything the output depends on: the render function, the code of th
 render (a changed renderer never reuses an old file), and the spec with its output paths reduced
 to which outputs are asked for, a slide's image named by a digest of its bytes rather than by its
 path. A spec asking to fail is never cached. An entry is written whole in a folder of its own and
-renamed into place, so a sandbox reading it never sees half of one, and two sandboxes rendering
-the same input at once both succeed (the first rename wins). The cache is a convenience: a folder
-that cannot be read or written means rendering as without one.
+renamed into place, so a sandbox reading it never sees half of one. A sandbox about to render an
+input that another is rendering waits for that render and copies it (POSIX); where it cannot
+wait, both render and the first rename wins. The cache is a convenience: a folder that cannot be
+read or written means rendering as without one.
 
 Runs in the worker process, beside the render itself: hashing images and copying files never
 touch the server's event loop.
@@ -21,13 +22,14 @@ touch the server's event loop.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import os
 import shutil
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -91,18 +93,50 @@ def cached_render(
     try:
         key = render_key(function, spec)
         entry = Path(folder) / key
+        entry.parent.mkdir(parents=True, exist_ok=True)
         found = _read(entry, spec)
     except OSError as exc:
         log.warning("render cache unreadable (%s); rendering", exc)
         return function(spec)
     if found is not None:
         return found
-    result = function(spec)
-    try:
-        _store(entry, spec, result)
-    except OSError as exc:
-        log.warning("render cache not written (%s)", exc)
+    with _rendering(entry):
+        try:
+            found = _read(entry, spec)  # another sandbox rendered it while this one waited
+        except OSError:
+            found = None
+        if found is not None:
+            return found
+        result = function(spec)
+        try:
+            _store(entry, spec, result)
+        except OSError as exc:
+            log.warning("render cache not written (%s)", exc)
     return result
+
+
+@contextlib.contextmanager
+def _rendering(entry: Path) -> Iterator[None]:
+    """While one process renders an input, another about to render the same waits for it and
+    copies its result (two sandboxes started together seed the same demo). A lock on a file of
+    the entry's name, which the system lets go when its holder ends, killed too; where there is
+    no such lock (Windows) or no lock file can be made, each renders on its own."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    try:
+        handle = open(entry.with_name(f".{entry.name}.lock"), "a+b")  # noqa: SIM115
+    except OSError:
+        yield
+        return
+    with handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def _read(entry: Path, spec: dict[str, Any]) -> dict[str, Any] | None:
