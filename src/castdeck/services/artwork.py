@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 from castdeck.api import APIConnectionError, ApiError, CastdeckError
 from castdeck.api.uploads import download_to
+from castdeck.store.lru import over_cap
 from castdeck.store.picture_files import picture_key, pictures_dir
 
 from .session import Session
@@ -186,13 +187,10 @@ class Artwork:
             files = [(entry.stat().st_mtime, entry.stat().st_size, entry) for entry in self.root.iterdir()]
         except OSError:
             return
-        total = sum(size for _, size, _ in files)
-        for _, size, entry in sorted(files, key=lambda f: f[0]):
-            if total <= self.cap_bytes:
-                break
-            if entry == keep:
-                continue
+        going = over_cap(
+            files, cap=self.cap_bytes, size=lambda f: f[1], used=lambda f: f[0], keep=lambda f: f[2] == keep
+        )
+        for _, _, entry in going:
             with contextlib.suppress(OSError):
                 entry.unlink()
-                total -= size
-        log.debug("pictures: %d bytes kept", total)
+        log.debug("pictures: %d removed past the cap", len(going))

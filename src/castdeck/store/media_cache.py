@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .atomic import write_atomic
+from .lru import over_cap
 
 __all__ = ["DEFAULT_CAP_BYTES", "CachedEpisode", "MediaCacheStore", "audio_key"]
 
@@ -182,15 +183,13 @@ class MediaCacheStore:
             return self._evict(keep=None)
 
     def _evict(self, keep: Path | None) -> list[str]:
-        entries = self.entries()
-        total = sum(cached.size for cached in entries)
-        removed: list[str] = []
-        for cached in entries:
-            if total <= self.cap_bytes:
-                break
-            if keep is not None and cached.folder == keep:
-                continue
+        going = over_cap(
+            self.entries(),
+            cap=self.cap_bytes,
+            size=lambda cached: cached.size,
+            used=lambda cached: cached.used,
+            keep=lambda cached: cached.folder == keep,
+        )
+        for cached in going:
             shutil.rmtree(cached.folder, ignore_errors=True)
-            total -= cached.size
-            removed.append(cached.episode_id)
-        return removed
+        return [cached.episode_id for cached in going]
