@@ -25,20 +25,17 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from castdeck.api import ApiError, ApiResponse, Client, ForbiddenError, NotFoundError, UnauthorizedError
-from castdeck.api.models import Episode, MediaStatus, Source
+from castdeck.api import ApiError, ForbiddenError, NotFoundError, UnauthorizedError
 from castdeck.api.polling import (
     DEFAULT_POLL_INTERVAL,
-    MAX_POLL_INTERVAL,
     StillRunning,
-    episode_running,
-    media_running,
     poll,
 )
 from castdeck.store.jobs import Job, JobStore
-from castdeck.store.kinds import JOB_KINDS, MEDIA_KINDS, collection_of
+from castdeck.store.kinds import JOB_KINDS
 
-from .messages import error_text, problem_text, quoted
+from .job_kinds import RUNNING, UPDATES, fetch, hint, request_id_of
+from .messages import error_text, quoted
 from .session import Session
 from .tasks import tasks
 
@@ -173,7 +170,7 @@ class JobTracker(QObject):
         if kind not in JOB_KINDS:
             raise ValueError(f"unknown job kind {kind!r}")
         now = self.session.clock.time()
-        delay = self.default_interval if first_poll_after is None else _hint(first_poll_after)
+        delay = self.default_interval if first_poll_after is None else hint(first_poll_after)
         return Job(
             self.profile, kind, resource_id, title=title, state="running", request_id=request_id,
             started_at=now, next_poll_at=now + delay, deadline_at=now + self.deadline,
@@ -383,8 +380,8 @@ class JobTracker(QObject):
             try:
                 observed = await poll(
                     f"{kind} {resource_id}",
-                    lambda: self.session.guard(_fetch(self.session.client, kind, resource_id)),
-                    running=_RUNNING[kind],
+                    lambda: self.session.guard(fetch(self.session.client, kind, resource_id)),
+                    running=RUNNING[kind],
                     timeout=job.deadline_at - now,
                     first_delay=max(0.0, job.next_poll_at - now),
                     budget=self.session.client.budget,
@@ -424,12 +421,12 @@ class JobTracker(QObject):
 
     def _observed(self, key: tuple[str, str], observation: Any) -> Job:
         job = self._jobs[key]
-        update = _UPDATES[job.kind](observation)
+        update = UPDATES[job.kind](observation)
         extra = {k: v for k, v in job.extra.items() if k != "accepting"}
         update["extra"] = {**extra, **update.get("extra", {})}
         if job.kind in self._finishers:
             update.pop("state", None)  # its finisher decides how it ends
-        changed = job.evolve(**update, request_id=_request_id(observation) or job.request_id)
+        changed = job.evolve(**update, request_id=request_id_of(observation) or job.request_id)
         if changed.state != "running":
             self._release(key)
         saved = self._save(changed)
@@ -441,105 +438,3 @@ class JobTracker(QObject):
         job = self._jobs.get(key)
         if job is not None and job.state == "running":
             self._save(job.evolve(next_poll_at=self.session.clock.time() + delay), emit=False)
-
-
-# --- what each kind polls, and what an observation means --------------------------------------------------
-
-
-def _fetch(client: Client, kind: str, resource_id: str) -> Awaitable[ApiResponse[Any]]:
-    if kind in ("episode", "publish"):
-        return client.episodes.with_raw_response.get(resource_id)
-    if kind == "source":
-        return client.sources.with_raw_response.get(resource_id)
-    media = {"videos": client.videos, "shorts": client.shorts, "voiceovers": client.voiceovers}
-    return media[collection_of(kind)].with_raw_response.status(resource_id)
-
-
-def _source_running(source: Source) -> bool:
-    return source.status not in ("completed", "error")
-
-
-_RUNNING: dict[str, Callable[[Any], bool]] = {
-    "episode": episode_running,
-    "publish": episode_running,  # publishing waits until rendering ends, then its finisher publishes
-    "source": _source_running,
-    **dict.fromkeys(MEDIA_KINDS, media_running),
-}
-
-
-def _request_id(observation: Any) -> str | None:
-    value = getattr(observation, "_request_id", None)
-    return value if isinstance(value, str) else None
-
-
-def _hint(seconds: float) -> float:
-    return min(max(float(seconds), 0.0), MAX_POLL_INTERVAL)
-
-
-def _progress(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return min(max(float(value), 0.0), 100.0)
-
-
-def _episode_update(episode: Episode) -> dict[str, Any]:
-    generation = episode.generation
-    state_of = generation.state if generation is not None else None
-    if state_of is None:
-        state_of = "generating" if episode.status == "generating" else "completed"
-    update: dict[str, Any] = {
-        "phase": generation.phase if generation is not None else None,
-        "progress": _progress(generation.progress_pct if generation is not None else None),
-        "extra": {k: v for k, v in {"audio_url": episode.audio_url, "url": episode.url}.items() if v},
-    }
-    if episode.title:
-        update["title"] = episode.title
-    if state_of == "completed":
-        update.update(state="completed", progress=100.0, error=None)
-    elif state_of == "failed":
-        message = (generation.error_message if generation else None) or episode.error_message
-        update.update(state="failed", error=message or "The generation failed.")
-    return update
-
-
-def _publish_update(episode: Episode) -> dict[str, Any]:
-    generation = episode.generation
-    return {
-        "phase": "waiting for rendering" if episode_running(episode) else "publishing",
-        "progress": _progress(generation.progress_pct if generation is not None else None),
-    }
-
-
-def _media_update(status: MediaStatus) -> dict[str, Any]:
-    extra_fields = status.model_extra or {}
-    update: dict[str, Any] = {
-        "phase": status.phase,
-        "progress": _progress(extra_fields.get("progress_pct")),  # not in the spec; used when sent
-        "extra": {k: v for k, v in {"studio_url": status.studio_url}.items() if v},
-    }
-    if status.status == "completed":
-        update.update(state="completed", progress=100.0, error=None)
-    elif status.status == "failed":
-        update.update(state="failed", error=problem_text(status.error) or "The job failed.")
-    elif status.status == "idle":
-        update.update(state="failed", error="The job has not started (idle); retry it to start it.")
-    return update
-
-
-def _source_update(source: Source) -> dict[str, Any]:
-    update: dict[str, Any] = {"phase": source.status}
-    if source.title:
-        update["title"] = source.title
-    if source.status == "completed":
-        update.update(state="completed", progress=100.0, error=None)
-    elif source.status == "error":
-        update.update(state="failed", error=source.error_message or "Processing the source failed.")
-    return update
-
-
-_UPDATES: dict[str, Callable[[Any], dict[str, Any]]] = {
-    "episode": _episode_update,
-    "publish": _publish_update,
-    "source": _source_update,
-    **dict.fromkeys(MEDIA_KINDS, _media_update),
-}
