@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 
 from castdeck.api import APIConnectionError, ApiError, Client, NotFoundError, UploadError
+from castdeck.api.downloads import download_to
+from castdeck.api.local_files import MAX_IMAGE_BYTES
 from castdeck.api.models.limits import MAX_UPLOAD_BYTES
-from castdeck.api.uploads import MAX_IMAGE_BYTES, download_to
 from castdeck.sandbox.clock import Clock as OffsetClock
 from tests.conftest import DEMO_KEY, RunningSandbox
 from tests.helpers import Recorder, image_bytes, mp3_bytes, office_bytes, pdf_bytes

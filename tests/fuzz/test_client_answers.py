@@ -27,8 +27,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from castdeck.api import ApiResponse, CastdeckError, Client
+from castdeck.api.downloads import download_to
 from castdeck.api.transport import RetryPolicy
-from castdeck.api.uploads import download_to
 from castdeck.services.messages import MESSAGE_LIMIT, error_text
 from tests.fuzz import shapes
 from tests.fuzz.conftest import cases

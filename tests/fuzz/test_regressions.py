@@ -16,12 +16,12 @@ from PySide6.QtGui import QTextDocument
 from pytestqt.qtbot import QtBot
 
 from castdeck.api import ApiError, CastdeckError, Client, InvalidResponseError
+from castdeck.api.downloads import download_to
 from castdeck.api.errors import error_from_response, parse_retry_after
 from castdeck.api.models import Podcast, PodcastAnalytics, Source, UploadReservation
 from castdeck.api.response import parse_data
 from castdeck.api.retry import backoff_delay
 from castdeck.api.transport import RawResponse, RetryPolicy
-from castdeck.api.uploads import download_to
 from castdeck.services.analytics import EpisodeLine, PodcastFigures
 from castdeck.services.analytics_export import APP_HEADER, EPISODE_HEADER, app_rows, episode_rows, write_csv
 from castdeck.services.messages import MESSAGE_LIMIT, error_text, problem_text

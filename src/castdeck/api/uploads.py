@@ -1,9 +1,9 @@
-"""File transfers: source uploads through signed slots, episode cover images, signed downloads.
+"""File transfers: source uploads through signed slots and episode cover images.
 
-Uploads are checked on disk before any request (size, type by extension and by signature, no
-video), then streamed from disk in chunks read on a private thread, with an explicit
-``Content-Length`` (signed addresses refuse chunked bodies), to the reservation's address through
-the transport's credential-free client. The whole file is never in memory.
+Uploads are checked on disk before any request (:mod:`castdeck.api.local_files`), then streamed
+from disk in chunks read on a private thread, with an explicit ``Content-Length`` (signed
+addresses refuse chunked bodies), to the reservation's address through the transport's
+credential-free client. The whole file is never in memory. Downloads: :mod:`castdeck.api.downloads`.
 """
 
 from __future__ import annotations
@@ -11,23 +11,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-import mimetypes
 import os
-import stat
-import uuid
-from collections.abc import AsyncGenerator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import httpx
 
-from .addresses import redirect_target, web_address
 from .errors import (
     APIConnectionError,
-    APITimeoutError,
     CastdeckError,
     ConflictError,
     InvalidResponseError,
@@ -38,40 +32,19 @@ from .errors import (
     error_from_response,
 )
 from .inputs import body_of, build_input
+from .local_files import MAX_IMAGE_BYTES, LocalFile, check_image_file, check_source_file
 from .models import EpisodeImageResult, Source, UploadReservation, UploadReservationInput, UploadSlot
-from .models.files import (
-    JPEG,
-    PNG,
-    RESEARCH_MIME_TYPES,
-    SNIFF_BYTES,
-    VISUAL_MIME_TYPES,
-    WEBP,
-    canonical_mime,
-    file_extension,
-    is_acceptable_file_name,
-    is_video_mime,
-    mime_for_filename,
-    signature_matches,
-    sniff_mime,
-)
-from .models.limits import MAX_UPLOAD_BYTES, MIN_UPLOAD_BYTES
 from .response import parse_data
-from .transport import MAX_REDIRECTS
 
 if TYPE_CHECKING:
     from .transport import Transport
 
 __all__ = [
     "CHUNK_SIZE",
-    "MAX_IMAGE_BYTES",
-    "LocalFile",
     "ProgressCallback",
     "SlotExpired",
-    "check_image_file",
-    "check_source_file",
     "complete_upload",
     "discard_source",
-    "download_to",
     "reserve_upload",
     "send_to_slot",
     "slot_expired",
@@ -82,134 +55,11 @@ __all__ = [
 CHUNK_SIZE = 2 * 1024 * 1024
 """Bytes read from disk and handed to the socket at a time (two chunks are in memory at most)."""
 
-MAX_IMAGE_BYTES = 10 * 1024 * 1024
-"""Episode cover images: at most 10 MB (the sandbox's fixed choice, 10 MiB)."""
-
-IMAGE_TYPES = {".jpg": JPEG, ".jpeg": JPEG, ".png": PNG, ".webp": WEBP}
-
 MAX_FRESH_SLOTS = 2
 """How many times an expired (or 403-refused) slot is replaced by a fresh reservation."""
 
 ProgressCallback = Callable[[int, int], Any]
 """``progress(sent, total)``; may return an awaitable, which is awaited (the upload waits for it)."""
-
-
-@dataclass(frozen=True)
-class LocalFile:
-    """A file that passed the local checks: what the reservation declares and how to notice changes."""
-
-    path: Path
-    name: str
-    mime_type: str
-    size: int
-    mtime_ns: int
-
-
-# --- local checks ---------------------------------------------------------------------------------------------
-
-
-def _stat_regular(path: Path) -> os.stat_result:
-    try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise UploadError("the file does not exist", path=str(path)) from None
-    except PermissionError:
-        raise UploadError("the file cannot be read (permission denied)", path=str(path)) from None
-    except OSError as exc:
-        raise UploadError(f"the file cannot be read ({exc.strerror or exc})", path=str(path)) from None
-    if stat.S_ISDIR(info.st_mode):
-        raise UploadError("this is a folder, not a file", path=str(path))
-    if not stat.S_ISREG(info.st_mode):
-        raise UploadError("this is not a regular file", path=str(path))
-    return info
-
-
-def _read_head(path: Path) -> bytes:
-    try:
-        with path.open("rb") as handle:
-            return handle.read(SNIFF_BYTES)
-    except PermissionError:
-        raise UploadError("the file cannot be read (permission denied)", path=str(path)) from None
-    except OSError as exc:
-        raise UploadError(f"the file cannot be read ({exc.strerror or exc})", path=str(path)) from None
-
-
-def _video_refusal(path: Path) -> UploadError:
-    return UploadError(
-        "video files are not accepted; extract the audio track (for example as MP3) and upload that instead",
-        path=str(path),
-    )
-
-
-def check_source_file(
-    path: Path,
-    *,
-    prepare_visuals: bool = False,
-    visual_types: Mapping[str, tuple[str, ...]] | None = None,
-) -> LocalFile:
-    """Check a file for a source upload without sending anything; raises :class:`UploadError`.
-
-    With ``prepare_visuals`` the file must be one of ``visual_types`` (default: the spec's full
-    visual table; pass ``VOICEOVER_VISUAL_MIME_TYPES`` for the narrower list that is safe everywhere).
-    Blocking (it reads the first bytes): call it through ``asyncio.to_thread`` on a loop.
-    """
-    info = _stat_regular(path)
-    name = path.name
-    guessed = mimetypes.guess_type(name)[0] or ""
-    if is_video_mime(guessed):
-        raise _video_refusal(path)
-    if info.st_size < MIN_UPLOAD_BYTES:
-        raise UploadError("the file is empty", path=str(path))
-    if info.st_size > MAX_UPLOAD_BYTES:
-        raise UploadError(
-            f"the file is {info.st_size:,} bytes; the service accepts at most {MAX_UPLOAD_BYTES:,} "
-            "bytes (100 MiB)",
-            path=str(path),
-        )
-    if not is_acceptable_file_name(name):
-        raise UploadError(
-            "the file name is not acceptable (at most 255 characters, no separators)", path=str(path)
-        )
-    if prepare_visuals:
-        table = visual_types if visual_types is not None else VISUAL_MIME_TYPES
-    else:
-        table = RESEARCH_MIME_TYPES
-    by_extension = mime_for_filename(name)
-    mime = canonical_mime(by_extension, table) if by_extension else None
-    if mime is None:
-        ext = file_extension(name) or "(no extension)"
-        purpose = "visual sources (prepare_visuals)" if prepare_visuals else "uploads"
-        known = ", ".join(sorted({e for exts in table.values() for e in exts}))
-        raise UploadError(f"{ext} files are not supported for {purpose}; supported: {known}", path=str(path))
-    head = _read_head(path)
-    sniffed = sniff_mime(head, name)
-    if sniffed is not None and is_video_mime(sniffed):
-        raise _video_refusal(path)
-    if not signature_matches(head, mime, name):
-        looks = f"they look like {sniffed}" if sniffed else "their type is not recognised"
-        raise UploadError(f"the contents do not match its type, {mime} ({looks})", path=str(path))
-    return LocalFile(path, name, mime, info.st_size, info.st_mtime_ns)
-
-
-def check_image_file(path: Path) -> LocalFile:
-    """Check an episode cover image (JPEG, PNG or WebP, at most 10 MB); raises :class:`UploadError`."""
-    info = _stat_regular(path)
-    mime = IMAGE_TYPES.get(file_extension(path.name))
-    if mime is None:
-        raise UploadError("a cover image must be a .jpg, .jpeg, .png or .webp file", path=str(path))
-    if info.st_size == 0:
-        raise UploadError("the image is empty", path=str(path))
-    if info.st_size > MAX_IMAGE_BYTES:
-        raise UploadError(
-            f"the image is {info.st_size:,} bytes; covers can be at most {MAX_IMAGE_BYTES:,} bytes (10 MB)",
-            path=str(path),
-        )
-    head = _read_head(path)
-    if not signature_matches(head, mime):
-        sniffed = sniff_mime(head, path.name)
-        looks = f"they look like {sniffed}" if sniffed else "their type is not recognised"
-        raise UploadError(f"the contents do not match the image type {mime} ({looks})", path=str(path))
-    return LocalFile(path, path.name, mime, info.st_size, info.st_mtime_ns)
 
 
 # --- progress and reading -----------------------------------------------------------------------------------
@@ -535,102 +385,6 @@ async def upload_episode_image(transport: Transport, path_str: str, path: Path) 
 
 
 # --- signed downloads -------------------------------------------------------------------------------------------
-
-DownloadProgress = Callable[[int, int | None], Any]
-
-
-_download_disk = ThreadPoolExecutor(max_workers=4, thread_name_prefix="castdeck-download")
-"""Where downloads write (each download awaits its own writes in order): one pool for all, where a
-thread per download made four hundred threads for four hundred covers."""
-
-
-async def download_to(
-    transport: Transport,
-    url: str,
-    dest: str | Path,
-    *,
-    progress: DownloadProgress | None = None,
-    chunk_size: int = CHUNK_SIZE,
-) -> Path:
-    """Stream a signed download to ``dest``: never with credentials (redirects included), not bounded
-    by the JSON size cap, written to a temporary file beside ``dest`` and renamed when complete.
-
-    ``progress(received, total)`` (``total`` is None without a Content-Length). A non-2xx answer is
-    a typed :class:`ApiError`; a body shorter than announced is an :class:`APIConnectionError`.
-    """
-    dest = Path(dest)
-    client = await transport.ready_signed_client()
-    partial = dest.with_name(f".{dest.name}.{uuid.uuid4().hex[:8]}.part")
-    executor = _download_disk
-    handle: IO[bytes] | None = None
-    done = False
-
-    async def run(fn: Callable[..., Any], *args: Any) -> Any:
-        return await asyncio.wrap_future(executor.submit(fn, *args))
-
-    try:
-        for _ in range(MAX_REDIRECTS + 1):
-            request = client.build_request("GET", web_address(url, "the download address"))
-            try:
-                response = await client.send(request, stream=True)
-            except (httpx.InvalidURL, UnicodeError) as exc:  # httpx reads a redirect's Location (and
-                # its IDNA host) even when not following it
-                raise InvalidResponseError(f"the download's Location is not an address ({exc})") from None
-            except httpx.TimeoutException as exc:
-                raise APITimeoutError(f"no answer from {request.url.host} in time", request=request) from exc
-            except httpx.TransportError as exc:
-                raise APIConnectionError(
-                    f"could not reach {request.url.host}: {exc}", request=request
-                ) from exc
-            try:
-                if response.status_code in (301, 302, 303, 307, 308) and "location" in response.headers:
-                    url = redirect_target(request.url, response.headers, response.status_code)
-                    continue
-                if response.status_code >= 300:
-                    content = b""
-                    async for piece in response.aiter_raw():
-                        content += piece
-                        if len(content) > 65536:
-                            break
-                    raise error_from_response(response.status_code, content[:65536], response.headers)
-                declared = response.headers.get("content-length", "")
-                total = int(declared) if declared.isascii() and declared.isdigit() else None
-                handle = await run(partial.open, "wb")
-                received = 0
-                if progress is not None:
-                    await _maybe_await(progress(0, total))
-                try:
-                    async for piece in response.aiter_bytes(chunk_size):
-                        await run(handle.write, piece)
-                        received += len(piece)
-                        if progress is not None:
-                            await _maybe_await(progress(received, total))
-                except httpx.TimeoutException as exc:
-                    raise APITimeoutError("the download stalled", request=request) from exc
-                except httpx.TransportError as exc:
-                    raise APIConnectionError(f"the download broke off: {exc}", request=request) from exc
-                if total is not None and response.num_bytes_downloaded != total:
-                    raise APIConnectionError(
-                        f"the download ended after {response.num_bytes_downloaded} of {total} bytes",
-                        request=request,
-                    )
-                await run(handle.close)
-                await run(os.replace, partial, dest)
-                done = True
-                return dest
-            finally:
-                await response.aclose()
-        raise InvalidResponseError(f"more than {MAX_REDIRECTS} redirects from a download address")
-    finally:
-        if not done:
-            opened = handle
-
-            def cleanup() -> None:
-                if opened is not None:
-                    opened.close()
-                partial.unlink(missing_ok=True)
-
-            executor.submit(cleanup)
 
 
 async def _maybe_await(result: Any) -> None:

@@ -23,7 +23,7 @@ from typing import ClassVar
 from urllib.parse import urlsplit
 
 from castdeck.api import APIConnectionError, ApiError, CastdeckError
-from castdeck.api.uploads import download_to
+from castdeck.api.downloads import download_to
 from castdeck.store.lru import over_cap
 from castdeck.store.picture_files import picture_key, pictures_dir
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from castdeck.api import Client
+from castdeck.api.local_files import check_image_file
 from castdeck.api.models import (
     Episode,
     EpisodeCreate,
@@ -33,7 +34,6 @@ from castdeck.api.models import (
     SourceCreateInput,
 )
 from castdeck.api.pagination import Page
-from castdeck.api.uploads import check_image_file
 
 from .listing import ListFeed, list_key
 from .session import Session

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from castdeck.api.downloads import download_to
 from castdeck.api.models import MediaDownload
-from castdeck.api.uploads import download_to
 from castdeck.store.kinds import MEDIA_KINDS, collection_of
 
 from .session import Session

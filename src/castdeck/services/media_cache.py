@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from castdeck.api import APIConnectionError, ApiError, CastdeckError, NotFoundError
+from castdeck.api.downloads import download_to
 from castdeck.api.models import Episode
-from castdeck.api.uploads import download_to
 from castdeck.store.media_cache import DEFAULT_CAP_BYTES, CachedEpisode, MediaCacheStore, audio_key
 from castdeck.transcript import Transcript, normalise
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from castdeck.api import APIConnectionError, ApiError, CastdeckError
-from castdeck.api.uploads import download_to
+from castdeck.api.downloads import download_to
 from castdeck.store.kinds import MEDIA_KINDS
 from castdeck.store.media_cache import DEFAULT_CAP_BYTES, CachedEpisode, MediaCacheStore, audio_key
 

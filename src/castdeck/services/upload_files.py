@@ -9,8 +9,8 @@ import stat
 from pathlib import Path
 
 from castdeck.api import UploadError
+from castdeck.api.local_files import LocalFile, check_source_file
 from castdeck.api.models.files import VOICEOVER_VISUAL_MIME_TYPES
-from castdeck.api.uploads import LocalFile, check_source_file
 from castdeck.store.uploads import UploadItem
 
 __all__ = ["MAX_DROP_FILES", "check_file", "file_problem", "scan_drop"]

@@ -29,9 +29,9 @@ from castdeck.api import (
     UploadError,
 )
 from castdeck.api.errors import is_transient
+from castdeck.api.local_files import LocalFile
 from castdeck.api.models import Source, UploadReservation, UploadSlot
 from castdeck.api.uploads import (
-    LocalFile,
     SlotExpired,
     complete_upload,
     reserve_upload,

@@ -33,7 +33,8 @@ from typing import Any, NoReturn
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from castdeck.api.uploads import CHUNK_SIZE, LocalFile, discard_source
+from castdeck.api.local_files import LocalFile
+from castdeck.api.uploads import CHUNK_SIZE, discard_source
 from castdeck.store.uploads import UploadItem, UploadStore
 
 from .session import ConnectionState, Session
