@@ -36,8 +36,9 @@ async def select(pane: EpisodesPane, episode_id: str) -> None:
 PUBLISHED = "The Quiet Carbon of Kelp Forests"  # a seeded published episode
 
 
-async def with_audio(session: Session, title: str, timeout: float = 60.0) -> Episode:
-    """The episode called ``title`` once the service has made its audio."""
+async def with_audio(session: Session, title: str, timeout: float = 240.0) -> Episode:
+    """The episode called ``title`` once the service has made its audio (a sandbox just started
+    on a busy machine takes minutes to render its demo: the bound only catches audio never made)."""
     deadline = time.monotonic() + timeout
     while True:
         async for episode in session.client.episodes.list(limit=100):
