@@ -25,7 +25,8 @@ from castdeck.ui.dialogs.generate_dialog import GenerateDialog
 from castdeck.ui.jobs.card import JobCard
 from castdeck.ui.listen.colors import speaker_colors
 from castdeck.ui.listen.listen_window import ListenWindow
-from castdeck.ui.panes.episodes import GENERATION_STARTED, EpisodesPane
+from castdeck.ui.panes.episode_parts import GENERATION_STARTED
+from castdeck.ui.panes.episodes import EpisodesPane
 from castdeck.ui.scripts.dialogs import SendDialog
 from castdeck.ui.scripts.pane import ScriptsPane
 from castdeck.ui.welcome import Glyph, WelcomeDialog

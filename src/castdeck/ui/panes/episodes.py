@@ -18,10 +18,8 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractButton,
     QComboBox,
-    QFrame,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QPushButton,
     QWidget,
 )
@@ -29,7 +27,6 @@ from PySide6.QtWidgets import (
 from castdeck.api.models import Episode, EpisodeAccepted, PublishInput, PublishResult
 from castdeck.services import catalog
 from castdeck.services.background import Background
-from castdeck.services.jobs import job_text
 from castdeck.services.listing import ListFeed
 from castdeck.services.publish import NOT_RENDERED_NOTE, PublishBlocked, never_rendered
 from castdeck.services.session import Session
@@ -37,26 +34,18 @@ from castdeck.services.starting import Accepted, started_text
 from castdeck.store.jobs import Job
 from castdeck.store.outbox import OutboxEntry
 
-from ..accessible import shows_value
 from ..cells import (
-    EPISODE_BLANKS,
-    EPISODE_COLUMNS,
     EPISODE_STATUSES,
     PODCAST_FILTER,
     STATUS_FILTER,
     episode_created,
-    episode_generation,
     episode_published,
-    episode_status,
-    episode_title,
     format_time,
     generation_text,
-    words,
 )
 from ..dialogs.episode_dialogs import EpisodeCreateDialog, EpisodeEditDialog, PublishDialog, podcast_label
 from ..dialogs.generate_dialog import GenerateDialog
 from ..forms import FormDialog
-from ..palette import tone
 from ..pane import link_label
 from ..pane_failed import WindowFailed
 from ..pane_header import fit_filter
@@ -65,6 +54,7 @@ from ..pictured import PicturedPane
 from ..resource_model import Column
 from ..widgets import alive, ask
 from .episode_cover import CoverReplacer
+from .episode_parts import GENERATION_STARTED, PublishWait, episode_columns, generating, live_text
 from .hosts import plain_value
 from .podcasts import NameBook
 
@@ -77,97 +67,6 @@ __all__ = ["STATUSES", "EpisodesPane", "PublishBlocked", "episode_columns", "gen
 log = logging.getLogger(__name__)
 
 STATUSES = EPISODE_STATUSES
-
-
-def _live_text(job: Job) -> str:
-    """The generation row from the tracker's live job (newer than the episode the list holds)."""
-    if job.extra.get("accepting"):
-        return job_text(job)
-    phase = words(job.phase)
-    detail = phase + (f" {job.progress:.0f}%" if job.progress is not None else "")
-    return f"Generating — {detail.strip()}" if detail.strip() else "Generating"
-
-
-GENERATION_STARTED = "Generation started; its card in Jobs (Ctrl+J) and the details follow its progress."
-
-
-def _generating(episode: Episode) -> bool:
-    return episode.generation is not None and episode.generation.state == "generating"
-
-
-def _published_tooltip(episode: Episode) -> str | None:
-    if episode.published_at:
-        return "Published " + format_time(episode.published_at)
-    if episode.scheduled_at:
-        return "Scheduled for " + format_time(episode.scheduled_at)
-    return None
-
-
-def episode_columns(names: NameBook) -> list[Column]:
-    """The Episodes list's columns; their texts are :mod:`castdeck.ui.cells`' (the early window's too)."""
-    return [
-        Column(EPISODE_COLUMNS[0], episode_title, blank=EPISODE_BLANKS[0]),
-        Column(
-            EPISODE_COLUMNS[1],
-            lambda e: names.name("podcast", e.podcast_id) if e.podcast_id else "",
-            blank=EPISODE_BLANKS[1],
-        ),
-        Column(EPISODE_COLUMNS[2], episode_status, blank=EPISODE_BLANKS[2]),
-        Column(
-            EPISODE_COLUMNS[3],
-            episode_generation,
-            tooltip=lambda e: (
-                (e.generation.error_message if e.generation is not None else None)
-                or e.error_message
-                or generation_text(e)
-            ),
-            blank=EPISODE_BLANKS[3],
-        ),
-        Column(
-            EPISODE_COLUMNS[4],
-            episode_created,
-            sort_key=lambda e: e.created_at or "",
-            tooltip=lambda e: format_time(e.created_at) or None,
-            blank=EPISODE_BLANKS[4],
-        ),
-        Column(
-            EPISODE_COLUMNS[5],
-            episode_published,
-            sort_key=lambda e: e.published_at or e.scheduled_at or "",
-            tooltip=_published_tooltip,
-            blank=EPISODE_BLANKS[5],
-        ),
-    ]
-
-
-class PublishWait(QFrame):
-    """A strip above the list while a publish waits for rendering: the countdown and a Stop button."""
-
-    def __init__(self, title: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("publishWait")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setStyleSheet(
-            f"QFrame#publishWait {{ border: 1px solid {tone('info')}; border-left: 4px solid {tone('info')}; border-radius: 3px; }}"
-        )
-        self.title = title
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(8, 4, 4, 4)
-        self.label = QLabel(self)
-        self.label.setTextFormat(Qt.TextFormat.PlainText)
-        self.label.setWordWrap(True)
-        shows_value(self.label, "Publishing status")
-        self.stop_button = QPushButton("Stop waiting", self)
-        self.stop_button.setAccessibleName(f"Stop waiting to publish {title}")
-        layout.addWidget(self.label, 1)
-        layout.addWidget(self.stop_button)
-
-    @property
-    def text(self) -> str:
-        return self.label.text()
-
-    def set_text(self, text: str) -> None:
-        self.label.setText(text)
 
 
 class EpisodesPane(PicturedPane):
@@ -324,7 +223,7 @@ class EpisodesPane(PicturedPane):
     def card_subtitle(self, item: Episode) -> str:
         """Under a card's title: its state and the day that matters (published, or created)."""
         published = episode_published(item)
-        if _generating(item):
+        if generating(item):
             state = "Generating"
         elif item.status == "scheduled" and published:
             state = f"Scheduled {published}"
@@ -351,7 +250,7 @@ class EpisodesPane(PicturedPane):
             ("Status", plain_value((item.status or "—").capitalize())),
             (
                 "Generation",
-                plain_value(_live_text(live) if live is not None else generation_text(item)),
+                plain_value(live_text(live) if live is not None else generation_text(item)),
             ),
         ]
         if generation is not None:
@@ -403,7 +302,7 @@ class EpisodesPane(PicturedPane):
     def _live_job(self, item: Episode) -> Job | None:
         """The tracker's job of an episode that is generating (its phase and progress are newer than
         the item's). An item whose generation has ended is final: no job state is newer than that."""
-        if not _generating(item):
+        if not generating(item):
             return None
         job = self.background.jobs.job("episode", str(item.id))
         return job if job is not None and job.active else None
@@ -418,7 +317,7 @@ class EpisodesPane(PicturedPane):
                 f"Generation failed: {said or error}",
                 "error",
             )  # never "Generation failed: Generation failed:"
-        if _generating(item):
+        if generating(item):
             return "Generating: these details follow its progress (and its card in Jobs, Ctrl+J).", "info"
         if item.generation is None and item.status == "draft":
             return "An empty draft: write and render it in the studio application before publishing.", "info"
@@ -701,7 +600,7 @@ class EpisodesPane(PicturedPane):
 
     def _follow_generation(self, item: Episode) -> None:
         """An episode shown while it generates is followed by the tracker (never by the pane)."""
-        if _generating(item) and self.background.jobs.job("episode", str(item.id)) is None:
+        if generating(item) and self.background.jobs.job("episode", str(item.id)) is None:
             self.background.jobs.track("episode", str(item.id), title=item.title or None)
 
     def _job_changed(self, job: Job) -> None:
