@@ -34,7 +34,7 @@ import collections
 import contextvars
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import qasync
 from PySide6.QtCore import QAbstractEventDispatcher, QCoreApplication, QObject, QTimerEvent
@@ -88,38 +88,33 @@ def _follow_passes(app: QCoreApplication) -> None:
         _clock = _TurnClock(dispatcher)
 
 
+class _Queued(NamedTuple):
+    """A ready callback as queued: what runs, in which context, and the handle that cancels it."""
+
+    handle: asyncio.Handle
+    callback: Callable[..., Any]
+    args: tuple[Any, ...]
+    context: contextvars.Context
+
+
 class _ReadyQueue(QObject):
     """The loop's ready callbacks, run from one zero-timer in slices of :data:`SLICE`."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         super().__init__()
         self._loop = loop
-        self._handles: collections.deque[
-            tuple[asyncio.Handle, Callable[..., Any], tuple[Any, ...], contextvars.Context]
-        ] = collections.deque()
+        self._handles: collections.deque[_Queued] = collections.deque()
         self._timer = 0
         self._stopped = False
 
-    def add(
-        self,
-        handle: asyncio.Handle,
-        callback: Callable[..., Any],
-        args: tuple[Any, ...],
-        context: contextvars.Context,
-    ) -> None:
-        """Queue ``callback(*args)`` in ``context``; ``handle`` (what ``call_soon`` returned)
-        cancels it."""
-        self._handles.append((handle, callback, args, context))
+    def add(self, queued: _Queued) -> None:
+        """Queue a callback; its ``handle`` (what ``call_soon`` returned) cancels it."""
+        self._handles.append(queued)
         self.resume()
 
-    def _run(
-        self,
-        handle: asyncio.Handle,
-        callback: Callable[..., Any],
-        args: tuple[Any, ...],
-        context: contextvars.Context,
-    ) -> None:
+    def _run(self, queued: _Queued) -> None:
         """One callback, its exception to the loop's exception handler, as asyncio's own loop does."""
+        handle, callback, args, context = queued
         try:
             context.run(callback, *args)
         except (SystemExit, KeyboardInterrupt):
@@ -168,9 +163,9 @@ class _ReadyQueue(QObject):
         end = time.perf_counter() + (SLICE if turn_spent() < TURN_SHARE else 0.0)
         while due and handles and not self._stopped:
             due -= 1
-            handle, callback, args, context = handles.popleft()
-            if not handle.cancelled():
-                self._run(handle, callback, args, context)
+            queued = handles.popleft()
+            if not queued.handle.cancelled():
+                self._run(queued)
             if time.perf_counter() >= end:
                 break
         self.resume()
@@ -195,7 +190,7 @@ class CastdeckEventLoop(qasync.QEventLoop):  # type: ignore[misc]
             raise TypeError(f"callback must be callable: {type(callback).__name__}")
         context = context if context is not None else contextvars.copy_context()
         handle = asyncio.Handle(callback, args, self, context=context)  # what a caller cancels
-        self._soon.add(handle, callback, args, context)
+        self._soon.add(_Queued(handle, callback, args, context))
         return handle
 
     def close(self) -> None:
