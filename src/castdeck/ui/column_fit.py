@@ -22,10 +22,15 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QHeaderView, QTableView
 
-__all__ = ["TITLE_AT_LEAST", "ColumnFit"]
+__all__ = ["KEEP_AT_LEAST", "TITLE_AT_LEAST", "ColumnFit"]
 
 TITLE_AT_LEAST = 200
 """The narrowest the title column becomes while a lesser column could give way (pixels)."""
+
+KEEP_AT_LEAST = 120
+"""The narrowest a column that never hides becomes (its text elided) once every lesser column is
+hidden and the title still lacks room: a source's long name no longer pushes the table into
+scrolling sideways. It widens back to its own width first, before a lesser column returns."""
 
 
 class ColumnFit(QObject):
@@ -46,6 +51,9 @@ class ColumnFit(QObject):
         self.actions: dict[int, QAction] = {}
         self._widths: dict[int, int] = {}
         """The width each column had when it was hidden (a hidden section's size reads 0)."""
+        self._natural: dict[int, int] = {}
+        """The width each column of ``keep`` was given (sized to its text, or by the creator), which
+        the fit narrows when room is short and gives back when it returns."""
         self._fitting = False
         self._due = False
         header = table.horizontalHeader()
@@ -112,9 +120,11 @@ class ColumnFit(QObject):
 
     # --- the fit -------------------------------------------------------------------------------------------
 
-    def _resized(self, column: int, _old: int, _new: int) -> None:
+    def _resized(self, column: int, _old: int, new: int) -> None:
         if column == self.title:
             self._fit_soon()
+        elif column in self.keep and not self._fitting and new > 0:
+            self._natural[column] = new  # sized to its text, or dragged: its own width from now on
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         # The viewport's width is what the fit answers to. The title's resize alone missed a
@@ -149,6 +159,11 @@ class ColumnFit(QObject):
             # worked out first, then only what changes is changed (a column hidden and shown again
             # repaints every row)
             width = {c: self._width_of(c) for c in range(header.count()) if c != self.title}
+            narrowable = [
+                c for c in self.keep if header.sectionResizeMode(c) == QHeaderView.ResizeMode.Interactive
+            ]
+            for column in narrowable:
+                width[column] = self._natural.setdefault(column, header.sectionSize(column))
             hidden = {c for c in order if self.chosen.get(c) is False}
             spare = self.table.viewport().width() - sum(w for c, w in width.items() if c not in hidden)
             for column in reversed(order):
@@ -158,6 +173,12 @@ class ColumnFit(QObject):
                     continue
                 hidden.add(column)
                 spare += width[column]
+            # every lesser column gone and still short: the kept columns give way, widest first
+            for column in sorted(narrowable, key=width.__getitem__, reverse=True):
+                give = max(0, min(self.at_least - spare, width[column] - KEEP_AT_LEAST))
+                spare += give
+                if header.sectionSize(column) != width[column] - give:
+                    header.resizeSection(column, width[column] - give)
             for column in order:
                 self._show(column, column not in hidden)
         finally:
