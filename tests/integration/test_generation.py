@@ -10,6 +10,7 @@ import re
 import secrets
 import sqlite3
 from contextlib import closing
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -754,10 +755,16 @@ def test_settlement_rendering_and_failure(other_api: httpx.Client) -> None:
     assert api.get(f"/v1/episodes/{ack['id']}").json()["data"]["status"] == "draft"
 
 
-def test_a_creators_generation_does_not_wait_behind_the_seeded_demos_renders(sandbox_factory: Any) -> None:
+def test_a_creators_generation_does_not_wait_behind_the_seeded_demos_renders(
+    sandbox_factory: Any, tmp_path: Path
+) -> None:
     """A fresh sandbox renders its seeded media in the background; with two speech workers those
-    renders take one, so an episode asked for meanwhile is made while they still queue."""
-    running: RunningSandbox = sandbox_factory("--speed", "50", "--workers", "2")
+    renders take one, so an episode asked for meanwhile is made while they still queue. Its own
+    empty render cache: from the run's shared one the demo's renders would be copied at once and
+    none would be left to queue."""
+    running: RunningSandbox = sandbox_factory(
+        "--speed", "50", "--workers", "2", "--render-cache", str(tmp_path / "renders")
+    )
     api = running.client(DEMO_KEY)
     hosts = make_hosts(api, "Lane")
     podcast_id = make_podcast(api, [hosts[0]["id"]])
