@@ -91,19 +91,16 @@ def cached_render(
     if not folder or spec.get("fail"):
         return function(spec)
     try:
-        key = render_key(function, spec)
-        entry = Path(folder) / key
+        entry = Path(folder) / render_key(function, spec)
         entry.parent.mkdir(parents=True, exist_ok=True)
-        found = _read(entry, spec)
     except OSError as exc:
-        log.warning("render cache unreadable (%s); rendering", exc)
+        log.warning("render cache unusable (%s); rendering", exc)
         return function(spec)
-    if found is not None:
-        return found
-    with _rendering(entry):
+    with _rendering(entry):  # a render of this input under way elsewhere is waited for, then read
         try:
-            found = _read(entry, spec)  # another sandbox rendered it while this one waited
-        except OSError:
+            found = _read(entry, spec)
+        except OSError as exc:
+            log.warning("render cache unreadable (%s); rendering", exc)
             found = None
         if found is not None:
             return found
