@@ -280,8 +280,7 @@ class JobsPanel(QWidget):
             self._last_arrival = time.monotonic()
             if self._waiting_since is None:
                 self._waiting_since = self._last_arrival
-            if not self.builder.is_active():
-                self.builder.start()
+            self.builder.start()
         self._update_summary()
 
     def _forgotten(self, job: Job) -> None:
@@ -295,7 +294,7 @@ class JobsPanel(QWidget):
         self._jobs.pop(key, None)
         self._seq.pop(key, None)
         self._unbuild(key)
-        if len(self.views) > len(self.cards) and not self.builder.is_active():
+        if len(self.views) > len(self.cards):
             self.builder.start()  # an older card may come into the built window
         self._update_summary()
 
@@ -351,8 +350,7 @@ class JobsPanel(QWidget):
         if len(self.views) <= self.card_limit:
             return
         self.card_limit += CARD_WINDOW
-        if not self.builder.is_active():
-            self.builder.start()
+        self.builder.start()
         self._update_summary()
 
     def _scrolled(self, value: int) -> None:
@@ -481,8 +479,7 @@ class JobsPanel(QWidget):
             background.outbox.flush()
         elif action == "dismiss":
             if job is not None and not background.jobs.is_following(job.kind, job.resource_id):
-                background.jobs.forget(job)
-                self._drop(key)
+                background.jobs.forget(job)  # its card goes as the tracker says so (_forgotten)
             elif entry is not None and not entry.unsent:
                 background.outbox.discard(entry.id)
 
