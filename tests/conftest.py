@@ -26,6 +26,14 @@ import httpx
 import pytest
 from hypothesis import settings
 
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+    sys.dont_write_bytecode = False
+"""Where the environment asks Python not to write bytecode (container images often do), the suite
+writes it anyway, for this process and every one it starts: the run starts hundreds of Python
+processes (workers, sandboxes, the command-line companions, the app), and each would otherwise
+compile every module it imports from source again, about half of a sandbox's start-up CPU. The
+files go where Python puts them (``__pycache__`` beside each module: the clone and its venv)."""
+
 LAPTOP_SCREEN = Path(__file__).parent / "fixtures" / "laptop_screen.json"
 """The screen the tests' windows open on: a 1366×768 laptop's, the smallest Castdeck is built for
 (no title bars: the windows keep room for one, as they must before a real one is known)."""
