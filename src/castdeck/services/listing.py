@@ -18,16 +18,27 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from castdeck.api import APIConnectionError, CastdeckError, Client, InvalidResponseError, is_transient
+from castdeck.api import (
+    APIConnectionError,
+    ApiError,
+    CastdeckError,
+    Client,
+    InvalidResponseError,
+    is_transient,
+)
 from castdeck.api.pagination import READ_BETWEEN_TURNS, AsyncPaginator, Page
 from castdeck.api.retry import backoff_delay
+from castdeck.api.transport import RETRY_STATUSES
 
 from .session import Session
 
 __all__ = ["READ_AGAIN", "FeedPage", "ListFeed"]
 
 READ_AGAIN = 2
-"""Times a page read the service failed is made again (after 0.5-1 s, then 1-2 s, or its Retry-After)."""
+"""Times a page read is made again after a fault the client's transport does not repeat itself (a
+500, an answer it could not read), after 0.5-1 s, then 1-2 s, or its Retry-After, on the session's
+clock. What the transport repeats (429, 502-504, no answer) has had its tries there: one layer of
+retries for each fault, never one over another."""
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -41,6 +52,12 @@ class FeedPage(Generic[M]):
     problem: InvalidResponseError | None = None
     """Why some items of the page are not in ``items`` (the service sent them in a shape the
     client cannot read); the readable ones are shown, this says what is missing."""
+
+
+def _read_again(error: CastdeckError) -> bool:
+    """Whether the feed reads a failed page again itself (see :data:`READ_AGAIN`)."""
+    repeated_below = isinstance(error, ApiError) and error.status in RETRY_STATUSES
+    return is_transient(error) and not repeated_below
 
 
 class ListFeed(Generic[M]):
@@ -86,10 +103,10 @@ class ListFeed(Generic[M]):
                 raise
             except CastdeckError as error:
                 await self._drop_pages()
-                if attempt >= READ_AGAIN or not is_transient(error):
+                if attempt >= READ_AGAIN or not _read_again(error):
                     raise
-                await asyncio.sleep(backoff_delay(attempt, getattr(error, "retry_after", None), base=1.0, cap=4.0,
-                                                  max_retry_after=10.0))  # fmt: skip
+                await self.session.clock.sleep(backoff_delay(attempt, getattr(error, "retry_after", None), base=1.0,
+                                                             cap=4.0, max_retry_after=10.0))  # fmt: skip
             except BaseException:
                 await self._drop_pages()
                 raise
