@@ -241,9 +241,18 @@ async def test_unanswered_write_waits_on_its_card_and_is_created_once_after_a_re
     again = Background(second, data)
     try:
         window = open_window(qtbot, second, again)
-        # its card is back before it is resent
-        await until(lambda: window.jobs_panel.card(f"entry:{sent.entry.id}") is not None)
+        # its card is back (waiting) once the kept requests are read, which is before it is resent
+        key = f"entry:{sent.entry.id}"
+        on_load: list[str | None] = []
+
+        def noted(_: object) -> None:
+            view = window.jobs_panel.views.get(key)
+            on_load.append(None if view is None else view.state)
+
+        again.outbox.loaded.connect(noted)
         again.start()
+        await until(lambda: on_load)
+        assert on_load == ["waiting"]
         done = await until(
             lambda: (e := again.outbox.get(sent.entry.id)) is not None and e.state == "sent" and e, timeout=30
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
+import threading
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
@@ -437,3 +438,64 @@ async def test_a_write_that_cannot_be_stored_first_is_never_sent(
     outbox.discard(entry.id)
     assert outbox.get(entry.id) is None
     await outbox.close()
+
+
+# --- what the UI thread asks -------------------------------------------------------------------------------------
+
+STORE_CALLS = ("insert", "mark_sending", "mark_sent", "mark_rejected", "mark_failed_attempt", "delete",
+               "clear_done", "get", "pending", "list")  # fmt: skip
+
+
+@pytest.mark.asyncio
+async def test_the_ui_thread_never_waits_on_the_outbox_database(
+    counted: tuple[Session, FaultyTransport], store: OutboxStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """entries(), get(), discard() and clear_done() answer from memory; every read and write of the
+    database runs on the disk thread. Entries of an earlier run are known once load() has read them
+    and announced them (the Jobs dock shows them from that signal)."""
+    session, _ = counted
+    earlier = store.add(
+        "Sandbox", "episode_generate", {"prompt": "from an earlier run"}, "k-" + uuid.uuid4().hex
+    )
+    store.mark_rejected(earlier.id, "refused in an earlier run")
+    threads: list[tuple[str, threading.Thread]] = []
+    for name in STORE_CALLS:
+        real = getattr(store, name)
+
+        def noted(*args: Any, _real: Any = real, _name: str = name, **kwargs: Any) -> Any:
+            threads.append((_name, threading.current_thread()))
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(store, name, noted)
+    outbox = outbox_of(session, store)
+    announced: list[OutboxEntry] = []
+    outbox.loaded.connect(announced.extend)
+    assert outbox.entries() == []  # nothing read yet, and nothing read to answer
+    await outbox.load()
+    assert [e.id for e in announced] == [earlier.id]
+    known = outbox.get(earlier.id)
+    assert known is not None and known.state == "rejected"
+
+    refused = outbox.submit(
+        "media_create", {"prompt": "A video in a style that does not exist.", "style_id": "baroque"},
+        collection="videos",
+    )  # fmt: skip
+    assert outbox.get(refused.id) == refused  # known at once, before the disk has it
+    await until(lambda: (outbox.get(refused.id) or refused).state == "rejected")
+    removed: list[str] = []
+    outbox.entryRemoved.connect(removed.append)
+    outbox.discard(refused.id)
+    assert outbox.clear_done() == 1
+    assert removed == [refused.id, earlier.id]
+    assert outbox.entries() == []
+    await outbox.close()  # the removals reach the disk before close returns
+    assert threads, "the outbox never used its store"
+    on_ui = sorted({name for name, thread in threads if thread is threading.main_thread()})
+    assert on_ui == [], f"read or written on the UI thread: {on_ui}"
+    monkeypatch.undo()
+    assert store.get(refused.id) is None
+    assert store.get(earlier.id) is None
+    again = outbox_of(session, store)
+    await again.load()
+    assert again.entries() == []
+    await again.close()

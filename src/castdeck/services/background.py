@@ -96,7 +96,6 @@ class Background(QObject):
         if self._started:
             return
         self._started = True
-        self.scripts.reconcile()  # before the outbox resends: queued drafts hear how their requests end
         self._resuming = tasks.start(self._resume(), name="resume background work")
         saved = settings_later.recall(CONCURRENCY_KEY, UploadQueue.DEFAULT_CONCURRENCY)
         with contextlib.suppress(TypeError, ValueError):
@@ -104,6 +103,9 @@ class Background(QObject):
         self.uploads.start()
 
     async def _resume(self) -> None:
+        await self.scripts.reconcile()  # before the outbox resends: queued drafts hear how their requests end
+        if self._closed:
+            return
         await self.jobs.resume()
         if not self._closed and (flushing := self.outbox.flush()) is not None:
             await asyncio.gather(flushing, return_exceptions=True)  # its faults are its own to report

@@ -206,6 +206,10 @@ class Drafts(QObject):
     async def list_drafts(self) -> list[Draft]:
         return await self._on_disk(self.store.list_drafts)
 
+    async def queued(self) -> list[tuple[str, str]]:
+        """(draft id, outbox entry id) of every draft whose request is queued."""
+        return await self._on_disk(self.store.queued)
+
     async def get(self, draft_id: str) -> Draft | None:
         """The draft with its latest text (a change not saved yet included)."""
         draft = await self._on_disk(self.store.get, draft_id)

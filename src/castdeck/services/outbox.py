@@ -15,6 +15,12 @@ when none is named; it never asks the user to start again (a new key would charg
 
 When the service accepts a write, the entry becomes ``sent`` and its tracked job is stored in the
 same transaction, then handed to the :class:`~castdeck.services.jobs.JobTracker`.
+
+What the outbox holds is mirrored in memory: :meth:`Outbox.entries` and :meth:`Outbox.get` read
+the mirror, never the database, so a widget asking costs the UI thread no disk read. The mirror is
+filled once on the disk thread (:meth:`Outbox.load`, at start and before the first flush) and kept
+with every change the outbox itself writes; removals reach the disk after the mirror and the
+signals, and :meth:`Outbox.close` waits for them.
 """
 
 from __future__ import annotations
@@ -134,6 +140,7 @@ class Sent:
 class Outbox(QObject):
     entryChanged = Signal(object)  # OutboxEntry, after every change of state
     entryRemoved = Signal(str)  # entry id
+    loaded = Signal(list)  # [OutboxEntry]: the stored entries, once read (see load)
     accepted = Signal(object, object)  # (OutboxEntry, Accepted): the job tracker follows it from here
 
     def __init__(
@@ -156,7 +163,11 @@ class Outbox(QObject):
         self._max_delay = max_delay
         self._sending: set[str] = set()
         self._slots = asyncio.Semaphore(MAX_IN_FLIGHT)
-        self._unsaved: dict[str, OutboxEntry] = {}  # entries the disk refused: shown, never sent
+        self._known: dict[str, OutboxEntry] = {}  # the mirror: every entry of this profile, by id
+        self._unsaved: set[str] = set()  # ids of entries the disk refused: shown, never sent
+        self._loading: asyncio.Task[None] | None = None
+        self._writes: set[asyncio.Task[Any]] = set()  # removals on their way to the disk
+        self._removed: set[str] = set()  # ids forgotten in this run (a load never brings them back)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._faults = 0
         self._closed = False
@@ -194,7 +205,7 @@ class Outbox(QObject):
             self.profile, kind, body, idempotency_key or new_idempotency_key(), collection=collection,
             resource_id=resource_id,
         )  # fmt: skip
-        self.entryChanged.emit(entry)
+        self._changed(entry)
         self._start(self._store_and_send(entry), name=f"outbox send {kind}")
         return entry
 
@@ -208,8 +219,8 @@ class Outbox(QObject):
                 last_error=f"Not sent: Castdeck could not save the request first ({error}). Free some disk "
                            "space and start it again.",
             )  # fmt: skip
-            self._unsaved[entry.id] = unsaved
-            self.entryChanged.emit(unsaved)
+            self._unsaved.add(entry.id)
+            self._changed(unsaved)
             return None
         return await self._attempt(entry.id)
 
@@ -232,15 +243,14 @@ class Outbox(QObject):
             self.profile, kind, body, idempotency_key or new_idempotency_key(), collection=collection,
             resource_id=resource_id,
         )  # fmt: skip
-        self.entryChanged.emit(entry)
+        self._changed(entry)
         task = self._start(self._store_and_send(entry), name=f"outbox send {kind}")
         sent: Sent | None = await task
         if entry.id in self._unsaved:
-            return Sent(
-                self._unsaved[entry.id], error=CastdeckError(self._unsaved[entry.id].last_error or "")
-            )
+            unsaved = self._known[entry.id]
+            return Sent(unsaved, error=CastdeckError(unsaved.last_error or ""))
         if sent is None:  # closed meanwhile
-            return Sent(self._store.get(entry.id) or entry)
+            return Sent(self._known.get(entry.id, entry))
         if sent.entry.state == REJECTED:
             self.discard(sent.entry.id)
         return sent
@@ -248,22 +258,23 @@ class Outbox(QObject):
     def discard(self, entry_id: str) -> None:
         """Forget an entry that needs nothing more: answered, or rejected and shown to the user.
         An entry still unanswered is kept (its write may have reached the service)."""
-        entry = self._store.get(entry_id)
-        if entry is None:
-            self._unsaved.pop(entry_id, None)
-            self.entryRemoved.emit(entry_id)
-            return
-        if entry.unsent:
+        entry = self._known.get(entry_id)
+        if entry is not None and entry.unsent:
             raise ValueError("the entry has not been answered yet; it may still create its job")
-        self._store.delete(entry_id)
-        self.entryRemoved.emit(entry_id)
+        self._forget(entry_id)
+        if entry is not None and entry_id not in self._unsaved:
+            self._write(self._store.delete, entry_id, name="outbox discard")
+        self._unsaved.discard(entry_id)
 
     def clear_done(self) -> int:
-        done = [e.id for e in self._store.list(self.profile) if e.done]
-        removed = self._store.clear_done(self.profile)
+        """Forget every answered entry; returns how many."""
+        done = [e.id for e in self._known.values() if e.done]
         for entry_id in done:
-            self.entryRemoved.emit(entry_id)
-        return removed
+            self._forget(entry_id)
+            self._unsaved.discard(entry_id)
+        if done:
+            self._write(self._store.clear_done, self.profile, name="outbox clear done")
+        return len(done)
 
     def flush(self) -> asyncio.Task[list[OutboxEntry]] | None:
         """Send every entry still unanswered (oldest first, each with its own key). Returns the task
@@ -278,10 +289,26 @@ class Outbox(QObject):
         return self._timer.remainingTime() / 1000 if self._timer.isActive() else None
 
     def entries(self) -> list[OutboxEntry]:
-        return self._store.list(self.profile) + list(self._unsaved.values())
+        """Every entry (stored ones once :meth:`load` has read them), from memory."""
+        return list(self._known.values())
 
     def get(self, entry_id: str) -> OutboxEntry | None:
-        return self._store.get(entry_id) or self._unsaved.get(entry_id)
+        return self._known.get(entry_id)
+
+    async def load(self) -> None:
+        """Read the stored entries into the mirror on the disk thread (once; later calls wait for
+        the first), then announce them with ``loaded``. An entry changed meanwhile keeps its newer
+        state."""
+        if self._loading is None:
+            self._loading = self._runner.start(self._load(), name="outbox load")
+        await asyncio.shield(self._loading)
+
+    async def _load(self) -> None:
+        stored = await self._session.on_disk(self._store.list, self.profile)
+        fresh = [entry for entry in stored if entry.id not in self._known and entry.id not in self._removed]
+        for entry in fresh:
+            self._known[entry.id] = entry
+        self.loaded.emit(fresh)
 
     async def close(self) -> None:
         """Stop the timer and every send; unanswered entries stay stored for the next start."""
@@ -294,6 +321,8 @@ class Outbox(QObject):
             task.cancel()
         if running:
             await asyncio.gather(*running, return_exceptions=True)
+        if self._writes:  # removals already promised to the user reach the disk
+            await asyncio.gather(*self._writes, return_exceptions=True)
 
     # --- sending ---------------------------------------------------------------------------------------------
 
@@ -303,7 +332,31 @@ class Outbox(QObject):
         task.add_done_callback(self._tasks.discard)
         return task
 
+    def _changed(self, entry: OutboxEntry) -> None:
+        self._known[entry.id] = entry
+        self.entryChanged.emit(entry)
+
+    def _forget(self, entry_id: str) -> None:
+        self._known.pop(entry_id, None)
+        self._removed.add(entry_id)
+        self.entryRemoved.emit(entry_id)
+
+    def _write(self, work: Any, *args: Any, name: str) -> None:
+        """A removal the mirror already shows, on the disk thread; its failure is logged (the entry
+        comes back at the next start, which is what the disk still holds)."""
+
+        async def write() -> None:
+            try:
+                await self._session.on_disk(work, *args)
+            except sqlite3.Error as error:
+                log.warning("%s could not be stored: %s", name, error)
+
+        task = self._runner.start(write(), name=name)
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
+
     async def _flush(self) -> list[OutboxEntry]:
+        await self.load()  # entries of an earlier run are known before they are sent again
         answered: list[OutboxEntry] = []
         for entry in await self._session.on_disk(self._store.pending, self.profile):
             if self._closed:
@@ -335,7 +388,7 @@ class Outbox(QObject):
 
     async def _attempt_now(self, entry_id: str) -> Sent:
         entry = await self._session.on_disk(self._store.mark_sending, entry_id)
-        self.entryChanged.emit(entry)
+        self._changed(entry)
         failure: CastdeckError | None = None
         try:
             accepted = await self._session.guard(self._call(entry), write=True)
@@ -364,7 +417,7 @@ class Outbox(QObject):
                 entry = await self._record_fault(entry, error, schedule=True)
         else:
             return await self._sent(entry, str(accepted.data.id), accepted)
-        self.entryChanged.emit(entry)
+        self._changed(entry)
         return Sent(entry, error=failure)
 
     async def _sent(
@@ -396,7 +449,7 @@ class Outbox(QObject):
             functools.partial(self._store.mark_sent, entry.id, resource_id, request_id, job=job)
         )
         self._faults = 0
-        self.entryChanged.emit(stored)
+        self._changed(stored)
         self._tracker.follow(job, stored=True)
         self.accepted.emit(stored, accepted)
         return Sent(stored, accepted=accepted, job=job)
@@ -419,7 +472,7 @@ class Outbox(QObject):
         )  # fmt: skip
         wait = error.recovery.poll_after_seconds if error.recovery is not None else None
         self._schedule(float(wait) if isinstance(wait, int | float) else error.retry_after)
-        self.entryChanged.emit(stored)
+        self._changed(stored)
         return Sent(stored, error=error)
 
     async def _record_fault(self, entry: OutboxEntry, error: CastdeckError, *, schedule: bool) -> OutboxEntry:

@@ -229,10 +229,13 @@ class ScriptSender(QObject):
         options = {k: v for k, v in draft.options.items() if k != TITLE_OWED}
         self.changed.emit(await self.drafts.update(draft.id, options=options))
 
-    def reconcile(self) -> None:
+    async def reconcile(self) -> None:
         """At start, before the outbox resends anything: follow the requests of queued drafts (sent
-        meanwhile, refused, or still waiting). One small read of the drafts file."""
-        for draft_id, entry_id in self.drafts.store.queued():
+        meanwhile, refused, or still waiting). One small read of the drafts file and the outbox's
+        load, each on its disk thread."""
+        queued = await self.drafts.queued()
+        await self.outbox.load()
+        for draft_id, entry_id in queued:
             self._entries[entry_id] = draft_id
             entry = self.outbox.get(entry_id)
             if entry is not None and entry.done:

@@ -185,6 +185,7 @@ class JobsPanel(QWidget):
                 (old.jobs.jobForgotten, self._forgotten),
                 (old.outbox.entryChanged, self._entry_changed),
                 (old.outbox.entryRemoved, self._remove_entry),
+                (old.outbox.loaded, self._entries_loaded),
                 (old.uploads.itemAdded, self._uploads_changed),
                 (old.uploads.itemChanged, self._uploads_changed),
                 (old.uploads.itemRemoved, self._uploads_changed),
@@ -207,14 +208,14 @@ class JobsPanel(QWidget):
             background.jobs.jobForgotten.connect(self._forgotten)
             background.outbox.entryChanged.connect(self._entry_changed)
             background.outbox.entryRemoved.connect(self._remove_entry)
+            background.outbox.loaded.connect(self._entries_loaded)
             background.uploads.itemAdded.connect(self._uploads_changed)
             background.uploads.itemChanged.connect(self._uploads_changed)
             background.uploads.itemRemoved.connect(self._uploads_changed)
             background.session.stateChanged.connect(self._online_changed)
             for job in sorted(background.jobs.jobs(), key=lambda j: j.started_at):
                 self._job_changed(job)
-            for entry in sorted(background.outbox.entries(), key=lambda e: e.created_at):
-                self._entry_changed(entry)
+            self._entries_loaded(background.outbox.entries())
             self._show_uploads()
         self._update_summary()
 
@@ -230,6 +231,10 @@ class JobsPanel(QWidget):
         entry_id = job.extra.get("outbox_entry")
         if isinstance(entry_id, str):
             self._drop(f"entry:{entry_id}")
+
+    def _entries_loaded(self, entries: list[OutboxEntry]) -> None:
+        for entry in sorted(entries, key=lambda e: e.created_at):
+            self._entry_changed(entry)
 
     def _entry_changed(self, entry: OutboxEntry) -> None:
         key = f"entry:{entry.id}"
