@@ -136,7 +136,7 @@ def app_folder(dist: Path) -> Path:
 # --- 5. archives -----------------------------------------------------------------------------------------
 
 
-def archives(dist: Path, work: Path, version: str, icons: Path) -> list[Path]:
+def archives(dist: Path, work: Path, version: str, icons: Path, compression: int) -> list[Path]:
     base = f"{meta.EXECUTABLE}-{version}-{os_name()}-{arch()}"
     made: list[Path] = []
     if sys.platform == "darwin":
@@ -152,7 +152,7 @@ def archives(dist: Path, work: Path, version: str, icons: Path) -> list[Path]:
     else:
         folder = app_folder(dist)
         bundle_linux.add_desktop_integration(folder, icons)
-        made.append(bundle_linux.tarball(folder, dist / f"{base}.tar.gz"))
+        made.append(bundle_linux.tarball(folder, dist / f"{base}.tar.gz", compression))
         tool = os.environ.get("APPIMAGETOOL") or shutil.which("appimagetool")
         if tool:
             target = dist / f"{meta.APP_NAME}-{version}-{arch()}.AppImage"
@@ -177,8 +177,12 @@ def step(name: str, times: dict[str, float]) -> Iterator[None]:
     print(f"   {times[name]:.1f} s", flush=True)
 
 
-def build(dist: Path, work: Path, say: Callable[[str], None] = print) -> Path:
-    """Build, check and archive the app; returns the app folder."""
+def build(
+    dist: Path, work: Path, say: Callable[[str], None] = print, *,
+    compression: int = bundle_linux.RELEASE_COMPRESSION,
+) -> Path:  # fmt: skip
+    """Build, check and archive the app; returns the app folder. ``compression``: the gzip level
+    of the Linux download (the release's by default)."""
     dist, work = dist.resolve(), work.resolve()
     work.mkdir(parents=True, exist_ok=True)
     dist.mkdir(parents=True, exist_ok=True)
@@ -204,7 +208,7 @@ def build(dist: Path, work: Path, say: Callable[[str], None] = print) -> Path:
         if problems:
             raise BuildError("the bundle is incomplete:\n  " + "\n  ".join(problems))
     with step("archives", times):
-        made = archives(dist, work, version, icons)
+        made = archives(dist, work, version, icons, compression)
     total = time.perf_counter() - started
     report = bundle_sizes.report(folder, made)
     report += "\nbuild time: " + f"{total:.0f} s (" + ", ".join(f"{name.split(' (')[0]} {secs:.0f} s" for name, secs in times.items()) + ")\n"  # fmt: skip
@@ -220,9 +224,13 @@ def main(argv: list[str] | None = None) -> int:
         "--dist", type=Path, default=ROOT / "dist", help="where the app lands (default dist/)"
     )
     parser.add_argument("--work", type=Path, default=ROOT / "build", help="build files (default build/)")
+    parser.add_argument(
+        "--compression", type=int, choices=range(1, 10), default=bundle_linux.RELEASE_COMPRESSION,
+        metavar="1-9", help=f"gzip level of the Linux download (default {bundle_linux.RELEASE_COMPRESSION})",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     try:
-        build(args.dist, args.work)
+        build(args.dist, args.work, compression=args.compression)
     except BuildError as error:
         print(f"build.py: error: {error}", file=sys.stderr)
         return 1

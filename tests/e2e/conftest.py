@@ -64,7 +64,7 @@ def _build(place: Path) -> tuple[float, str]:
     started = time.perf_counter()
     result = subprocess.run(
         [sys.executable, str(ROOT / "packaging" / "build.py"), "--dist", str(place / "dist"),
-         "--work", str(place / "work")],
+         "--work", str(place / "work"), "--compression", "1"],
         capture_output=True,
         text=True,
         timeout=1200,
