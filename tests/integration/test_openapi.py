@@ -170,6 +170,7 @@ def test_document_describes_every_endpoint(sandbox: RunningSandbox) -> None:
 
 
 BASELINE = Path(__file__).with_name("schemathesis_baseline.toml")
+FUZZER_SETTINGS = Path(__file__).with_name("schemathesis.toml")
 
 
 @dataclass(frozen=True)
@@ -265,6 +266,8 @@ def test_the_description_states_every_rule(sandbox_factory: Any, tmp_path: Path)
         sys.executable,
         "-m",
         "schemathesis.cli",
+        "--config-file",
+        str(FUZZER_SETTINGS),
         "run",
         f"{running.base_url}/openapi.json",
         "--checks",
