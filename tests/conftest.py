@@ -26,6 +26,8 @@ import httpx
 import pytest
 from hypothesis import settings
 
+from tests.tls import SHARED_TLS
+
 if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
     sys.dont_write_bytecode = False
 """Where the environment asks Python not to write bytecode (container images often do), the suite
@@ -404,7 +406,9 @@ class RunningSandbox:
 
     def client(self, key: str | None = DEMO_KEY, **kwargs: Any) -> httpx.Client:
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        client = httpx.Client(base_url=self.base_url, headers=headers, timeout=30.0, **kwargs)
+        client = httpx.Client(
+            base_url=self.base_url, headers=headers, timeout=30.0, **{"verify": SHARED_TLS, **kwargs}
+        )
         self.clients.append(client)
         return client
 
@@ -412,7 +416,10 @@ class RunningSandbox:
         """Move the sandbox's time ``seconds`` ahead (its ``--test-clock``): a window lapses, a
         schedule comes due, work's floors pass, without waiting. Returns the sandbox's time."""
         response = httpx.post(
-            f"{self.base_url}/_sandbox/clock", json={"advance_seconds": seconds}, timeout=30
+            f"{self.base_url}/_sandbox/clock",
+            json={"advance_seconds": seconds},
+            timeout=30,
+            verify=SHARED_TLS,
         )
         assert response.status_code == 200, response.text
         return datetime.fromisoformat(response.json()["now"])

@@ -22,6 +22,7 @@ from PySide6.QtCore import QAbstractEventDispatcher
 from castdeck.api.clock import SYSTEM_CLOCK, Clock
 from tests import media_child
 from tests.conftest import wait_for
+from tests.tls import SHARED_TLS
 
 ODP = "application/vnd.oasis.opendocument.presentation"
 
@@ -125,7 +126,12 @@ def put_bytes(slot: dict[str, Any], content: Any, **headers: str) -> httpx.Respo
     """Send bytes to a signed upload address with exactly the returned headers and no API key."""
     assert slot["method"] == "PUT"
     return httpx.request(
-        slot["method"], slot["url"], content=content, headers={**slot["headers"], **headers}, timeout=60
+        slot["method"],
+        slot["url"],
+        content=content,
+        headers={**slot["headers"], **headers},
+        timeout=60,
+        verify=SHARED_TLS,
     )
 
 
@@ -192,7 +198,7 @@ class Recorder(httpx.AsyncHTTPTransport):
 
     def __init__(self, *, before_first: Callable[[], Any] | None = None, clock: Clock = SYSTEM_CLOCK) -> None:
         """``clock``: the client's, whose time ``sent`` and ``received`` are noted in."""
-        super().__init__()
+        super().__init__(verify=SHARED_TLS)
         self.events: list[dict[str, Any]] = []
         self.before_first = before_first
         self.clock = clock
@@ -375,7 +381,7 @@ class Line(httpx.AsyncBaseTransport):
     """
 
     def __init__(self) -> None:
-        self.inner = httpx.AsyncHTTPTransport()
+        self.inner = httpx.AsyncHTTPTransport(verify=SHARED_TLS)
         self.sent: list[Sent] = []
         self._lose: list[tuple[str, str, bool]] = []
         self._down = False

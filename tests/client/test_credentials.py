@@ -16,6 +16,7 @@ from castdeck.api import APIConnectionError, CastdeckError, Client, InvalidRespo
 from castdeck.api.errors import InputValidationError, NotFoundError, UploadError
 from tests.conftest import DEMO_KEY, RunningSandbox
 from tests.helpers import RawServer, Seen, response
+from tests.tls import SHARED_TLS
 
 SECRET = "sk_live_credential_test_7f3a9c2e51"
 
@@ -24,7 +25,7 @@ class Recording(httpx.AsyncBaseTransport):
     """Records the headers of every request really sent through it."""
 
     def __init__(self) -> None:
-        self.inner = httpx.AsyncHTTPTransport()
+        self.inner = httpx.AsyncHTTPTransport(verify=SHARED_TLS)
         self.seen: list[tuple[str, httpx.URL, httpx.Headers]] = []
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -183,7 +184,7 @@ async def test_a_real_signed_download_is_fetched_without_the_key(sandbox: Runnin
         assert got.status == 200, got.content[:300]
         assert len(got.content) > 1000
     # The sandbox really checks: the same address with the key is refused.
-    async with httpx.AsyncClient(timeout=30) as plain:
+    async with httpx.AsyncClient(timeout=30, verify=SHARED_TLS) as plain:
         with_key = await plain.get(audio, headers={"Authorization": f"Bearer {DEMO_KEY}"})
     assert with_key.status_code == 400
 

@@ -24,6 +24,7 @@ from castdeck.api.errors import RateLimitedError, ServerError
 from castdeck.api.transport import RetryPolicy
 from castdeck.sandbox.gateway import Chaos
 from tests.conftest import DEMO_KEY, RunningSandbox
+from tests.tls import SHARED_TLS
 
 CHAOS = 0.3
 MAX_RETRIES = 3
@@ -57,7 +58,7 @@ class CountingTransport(httpx.AsyncBaseTransport):
 
 
 def chaos_client(sandbox: RunningSandbox) -> tuple[Client, CountingTransport]:
-    counter = CountingTransport(httpx.AsyncHTTPTransport())
+    counter = CountingTransport(httpx.AsyncHTTPTransport(verify=SHARED_TLS))
     client = Client(sandbox.base_url, DEMO_KEY, timeout=15.0, max_retries=MAX_RETRIES, http_transport=counter)
     client.transport.policy = FAST  # the same rules, shorter waits (Retry-After is still honoured)
     return client, counter

@@ -47,6 +47,7 @@ from castdeck.api.models import (
     VoiceoverCreateInput,
 )
 from tests.conftest import DEMO_KEY, FREE_KEY, OTHER_KEY, RunningSandbox, start_sandbox
+from tests.tls import SHARED_TLS
 
 T = TypeVar("T")
 FAIL = "[sandbox:fail]"
@@ -104,7 +105,7 @@ class Recorder(httpx.AsyncHTTPTransport):
     """The real network transport, keeping a note of every request that went out."""
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__(verify=SHARED_TLS)
         self.requests: list[httpx.Request] = []
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:

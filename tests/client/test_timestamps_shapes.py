@@ -15,6 +15,7 @@ import pytest
 from castdeck.api import Client
 from tests.conftest import DEMO_KEY, RunningSandbox
 from tests.helpers import Line
+from tests.tls import SHARED_TLS
 
 
 async def first_with_audio(client: Client, timeout: float = 90.0) -> str:
@@ -49,7 +50,7 @@ async def test_both_word_shapes_are_read(sandbox: RunningSandbox, shape: str) ->
     async with Client(sandbox.base_url, DEMO_KEY, http_transport=line) as client:
         episode_id = await first_with_audio(client)
         async with httpx.AsyncClient(
-            base_url=sandbox.base_url, headers={"Authorization": f"Bearer {DEMO_KEY}"}
+            base_url=sandbox.base_url, headers={"Authorization": f"Bearer {DEMO_KEY}"}, verify=SHARED_TLS
         ) as raw:
             truth = (await raw.get(f"/v1/episodes/{episode_id}/timestamps")).json()["data"]
         line.change_answers(

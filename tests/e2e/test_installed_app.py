@@ -33,6 +33,7 @@ from tests.e2e.desktop import (
     sound_server,
     x_server,
 )
+from tests.tls import SHARED_TLS
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]  # the first one builds the app
 
@@ -137,7 +138,12 @@ def started_sandbox(app: subprocess.Popen[str], output: Lines, executable: Path)
     children = [pid for pid in descendants(app.pid) if command_line(pid)[1:2] == ["sandbox-service"]]
     assert len(children) == 1, [command_line(pid) for pid in descendants(app.pid)]
     assert Path(os.readlink(f"/proc/{children[0]}/exe")) == executable
-    account = httpx.get(f"{base_url}/v1/account", headers={"Authorization": f"Bearer {DEMO_KEY}"}, timeout=30)
+    account = httpx.get(
+        f"{base_url}/v1/account",
+        headers={"Authorization": f"Bearer {DEMO_KEY}"},
+        timeout=30,
+        verify=SHARED_TLS,
+    )
     assert account.status_code == 200, account.text
     assert account.json()["data"]["plan"] == "creator"
     return base_url
@@ -173,7 +179,7 @@ def episodes(base_url: str) -> dict[str, dict[str, object]]:
     found: dict[str, dict[str, object]] = {}
     url: str | None = f"{base_url}/v1/episodes?limit=100"
     while url:
-        page = httpx.get(url, headers=headers, timeout=30).json()
+        page = httpx.get(url, headers=headers, timeout=30, verify=SHARED_TLS).json()
         found |= {item["id"]: item for item in page["data"]}
         cursor = (page.get("pagination") or {}).get("next_cursor")
         url = f"{base_url}/v1/episodes?limit=100&cursor={cursor}" if cursor else None
@@ -218,7 +224,7 @@ def generate_from_prompt(display: Display, window: str, base_url: str) -> dict[s
 
 def check_real_speech(base_url: str, episode: dict[str, object]) -> None:
     """The episode's narration is speech: minutes of sound, not silence, with its words timed."""
-    audio = httpx.get(str(episode["audio_url"]), timeout=60)
+    audio = httpx.get(str(episode["audio_url"]), timeout=60, verify=SHARED_TLS)
     assert audio.status_code == 200
     seconds, level = audio_level(audio.content)
     assert seconds > 20, seconds
@@ -227,6 +233,7 @@ def check_real_speech(base_url: str, episode: dict[str, object]) -> None:
         f"{base_url}/v1/episodes/{episode['id']}/timestamps",
         headers={"Authorization": f"Bearer {DEMO_KEY}"},
         timeout=30,
+        verify=SHARED_TLS,
     )
     assert stamps.status_code == 200, stamps.text
     assert len(str(stamps.json())) > 1000

@@ -11,6 +11,7 @@ import httpx
 from castdeck.ui.listen.listen_window import ListenWindow
 from tests.conftest import DEMO_KEY, RunningSandbox, wait_for
 from tests.gui.conftest import until
+from tests.tls import SHARED_TLS
 
 LINES = [
     "Welcome to the tide lab. Today we listen to the sea and count its breaths, slowly and carefully.",
@@ -63,6 +64,7 @@ def server_words(sandbox: RunningSandbox, episode_id: str) -> dict[str, Any]:
         f"{sandbox.base_url}/v1/episodes/{episode_id}/timestamps",
         headers={"Authorization": f"Bearer {DEMO_KEY}"},
         timeout=30,
+        verify=SHARED_TLS,
     )
     assert response.status_code == 200, response.text
     data: dict[str, Any] = response.json()["data"]

@@ -26,6 +26,7 @@ from castdeck.ui.main_window import MainWindow
 from tests.conftest import RunningSandbox
 from tests.gui.conftest import quiet, until
 from tests.gui.helpers import first_host, new_podcast, session_through
+from tests.tls import SHARED_TLS
 
 GENERATE = "/v1/episodes/generate"
 HOLD = ("--speed", "50", "--accept-hold", "30", "--no-seed-media")
@@ -37,7 +38,7 @@ class FirstAnswerLost(httpx.AsyncBaseTransport):
     and status (None for the lost one)."""
 
     def __init__(self) -> None:
-        self.inner = httpx.AsyncHTTPTransport()
+        self.inner = httpx.AsyncHTTPTransport(verify=SHARED_TLS)
         self.generates: list[tuple[str | None, int | None]] = []
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:

@@ -27,6 +27,7 @@ from castdeck.api.models import (
 )
 from tests import media_child
 from tests.conftest import OTHER_KEY, RunningSandbox, assert_problem, field_names, start_sandbox, wait_for
+from tests.tls import SHARED_TLS
 
 EPISODE_FIELDS = (
     "id", "podcast_id", "status", "title", "description", "image_url", "audio_url", "video_url", "url",
@@ -599,7 +600,9 @@ def test_image_upload_during_generation_keeps_the_generation(
             time.sleep(0.05)
         yield png[64:]
 
-    with httpx.Client(base_url=str(demo.base_url), headers=dict(demo.headers), timeout=30) as uploader:
+    with httpx.Client(
+        base_url=str(demo.base_url), headers=dict(demo.headers), timeout=30, verify=SHARED_TLS
+    ) as uploader:
         response = uploader.put(
             f"/v1/episodes/{episode_id}/image", content=slowly(), headers={"content-type": "image/png"}
         )
@@ -676,7 +679,7 @@ def test_word_timestamps(
     assert_problem(other.get(path), 404, "not_found")
 
     # the audio is a real MP3 as long as the narration the words describe
-    audio = httpx.get(scripted["audio_url"], timeout=30)
+    audio = httpx.get(scripted["audio_url"], timeout=30, verify=SHARED_TLS)
     assert audio.status_code == 200 and audio.headers["content-type"] == "audio/mpeg"
     seconds = decoded_seconds(audio.content)
     assert seconds == pytest.approx(words[-1].end, abs=1.0)
@@ -687,9 +690,12 @@ def test_signed_download_addresses(demo: httpx.Client, scripted: dict[str, Any])
     url = get_episode(demo, scripted["id"])["audio_url"]
     assert "signature=" in url and "expires=" in url
     assert get_episode(demo, scripted["id"])["audio_url"] == url  # stable between reads
-    good = httpx.get(url, timeout=30)
+    good = httpx.get(url, timeout=30, verify=SHARED_TLS)
     assert good.status_code == 200 and len(good.content) > 1000
-    assert_problem(httpx.get(url, headers={"Authorization": "Bearer sk_sandbox_demo"}, timeout=30), 400)
+    assert_problem(
+        httpx.get(url, headers={"Authorization": "Bearer sk_sandbox_demo"}, timeout=30, verify=SHARED_TLS),
+        400,
+    )
     assert_problem(demo.get(url), 400)
 
     signature = re.search(r"signature=([0-9a-f]+)", url)
@@ -703,4 +709,4 @@ def test_signed_download_addresses(demo: httpx.Client, scripted: dict[str, Any])
         url.split("?")[0],
         url.replace(f"/files/episodes/{scripted['id']}/", f"/files/episodes/{uuid.uuid4()}/"),
     ):
-        assert_problem(httpx.get(tampered, timeout=30), 403, "forbidden")
+        assert_problem(httpx.get(tampered, timeout=30, verify=SHARED_TLS), 403, "forbidden")

@@ -25,6 +25,7 @@ from tests.conftest import (
     field_names,
     wait_for,
 )
+from tests.tls import SHARED_TLS
 
 CREDITS_PER_MINUTE = 30
 UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -146,7 +147,7 @@ def spoken_words(timestamps: dict[str, Any]) -> list[str]:
 def media_seconds(url: str, kind: str) -> float:
     """Download a signed URL without the API key and decode it fully with PyAV (in a child process:
     tests/media_child.py); the decoded length."""
-    response = httpx.get(url, timeout=30.0)
+    response = httpx.get(url, timeout=30.0, verify=SHARED_TLS)
     assert response.status_code == 200, response.status_code
     media = media_child.probe(response.content)
     if kind == "audio":

@@ -30,6 +30,7 @@ from tests.conftest import (
     start_sandbox,
     wait_for,
 )
+from tests.tls import SHARED_TLS
 
 BACKSTORY = "A patient explainer who has spent years talking about the sea."
 DROPPED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError, httpx.ConnectError)
@@ -108,7 +109,9 @@ def test_cli_starts_on_empty_folder_and_stops_cleanly_on_sigterm(tmp_path: Path)
     try:
         assert urlparse(running.base_url).scheme == "http"
         assert urlparse(running.base_url).port
-        assert httpx.get(f"{running.base_url}/health", timeout=10).json() == {"status": "ok"}
+        assert httpx.get(f"{running.base_url}/health", timeout=10, verify=SHARED_TLS).json() == {
+            "status": "ok"
+        }
         assert (data_dir / "sandbox.sqlite3").exists()
     finally:
         running.process.send_signal(signal.SIGTERM)
@@ -194,23 +197,23 @@ def test_index_lists_every_field_with_absolute_urls(sandbox: RunningSandbox) -> 
     for key in ("url", "documentation_url", "server_card_url"):
         absolute(mcp[key])
 
-    document = httpx.get(index["openapi_url"], timeout=10)
+    document = httpx.get(index["openapi_url"], timeout=10, verify=SHARED_TLS)
     assert document.status_code == 200
     assert document.json()["openapi"].startswith("3.1")
-    llms = httpx.get(index["llms_txt_url"], timeout=10)
+    llms = httpx.get(index["llms_txt_url"], timeout=10, verify=SHARED_TLS)
     assert llms.status_code == 200
     assert "/v1/episodes/generate" in llms.text
     # The documentation links land on sections of the served docs page.
     for url in (index["documentation_url"], index["developers_url"], auth["documentation_url"], auth["keys_url"],
                 mcp["documentation_url"]):  # fmt: skip
-        page = httpx.get(url, timeout=10)
+        page = httpx.get(url, timeout=10, verify=SHARED_TLS)
         assert page.status_code == 200, url
         fragment = urlparse(url).fragment
         assert not fragment or f"id='{fragment}'" in page.text, url
-    assert "sk_sandbox_demo" in httpx.get(auth["keys_url"], timeout=10).text
+    assert "sk_sandbox_demo" in httpx.get(auth["keys_url"], timeout=10, verify=SHARED_TLS).text
     # There is no MCP server, and the MCP addresses say so as problems rather than pretending.
     for url in (mcp["url"], mcp["server_card_url"]):
-        answer = httpx.get(url, timeout=10)
+        answer = httpx.get(url, timeout=10, verify=SHARED_TLS)
         assert answer.status_code == 404
         assert "no MCP server" in answer.json()["detail"]
 
@@ -349,7 +352,7 @@ def test_missing_or_invalid_key_is_401_with_challenge(
     sandbox: RunningSandbox, authorization: str | None
 ) -> None:
     headers = {"Authorization": authorization} if authorization is not None else {}
-    response = httpx.get(f"{sandbox.base_url}/v1/account", headers=headers, timeout=10)
+    response = httpx.get(f"{sandbox.base_url}/v1/account", headers=headers, timeout=10, verify=SHARED_TLS)
     problem = assert_problem(response, 401, "unauthorized")
     assert response.headers["www-authenticate"].lower().startswith("bearer")
     assert "organization_id" not in response.text
@@ -604,7 +607,7 @@ def test_generation_in_progress_resumes_after_restart(sandbox_factory: Any, tmp_
     assert episode["generation"]["state"] == "completed", episode
     assert episode["status"] == "draft"
     assert episode["audio_url"]
-    audio = httpx.get(episode["audio_url"], timeout=30)
+    audio = httpx.get(episode["audio_url"], timeout=30, verify=SHARED_TLS)
     assert audio.status_code == 200 and len(audio.content) > 1000
     assert "Traceback" not in first.log
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 
 from tests.conftest import wait_for
+from tests.tls import SHARED_TLS
 
 
 def test_castdeck_sandbox_opens_the_app_and_stops_the_sandbox_with_it(tmp_path: Path) -> None:
@@ -36,7 +37,10 @@ def test_castdeck_sandbox_opens_the_app_and_stops_the_sandbox_with_it(tmp_path: 
         assert lines and lines[0].startswith("Castdeck sandbox running at http://127.0.0.1:"), lines
         base_url = lines[0].split(" at ", 1)[1].strip()
         account = httpx.get(
-            f"{base_url}/v1/account", headers={"Authorization": "Bearer sk_sandbox_demo"}, timeout=10
+            f"{base_url}/v1/account",
+            headers={"Authorization": "Bearer sk_sandbox_demo"},
+            timeout=10,
+            verify=SHARED_TLS,
         )
         assert account.status_code == 200
         assert account.json()["data"]["plan"] == "creator"
@@ -45,7 +49,7 @@ def test_castdeck_sandbox_opens_the_app_and_stops_the_sandbox_with_it(tmp_path: 
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=20) == 0
         try:
-            httpx.get(f"{base_url}/health", timeout=2)
+            httpx.get(f"{base_url}/health", timeout=2, verify=SHARED_TLS)
         except httpx.TransportError:
             pass
         else:

@@ -14,6 +14,7 @@ import pytest
 from tests import media_child
 from tests.conftest import RunningSandbox, assert_problem, field_names, wait_for
 from tests.helpers import image_bytes, pdf_bytes, reserve_ok, upload_source, wait_source
+from tests.tls import SHARED_TLS
 
 COLLECTIONS = ("videos", "shorts", "voiceovers")
 OBJECTS = {"videos": "video", "shorts": "short", "voiceovers": "voiceover"}
@@ -110,7 +111,7 @@ def wait_available(api: httpx.Client, collection: str, media_id: str) -> dict[st
 
 def probe_mp4(url: str) -> dict[str, Any]:
     """Download without the API key and decode: stream kinds, frame size and duration."""
-    response = httpx.get(url, timeout=60)
+    response = httpx.get(url, timeout=60, verify=SHARED_TLS)
     assert response.status_code == 200, response.text[:300]
     assert response.content[4:8] == b"ftyp"
     media = media_child.probe(response.content)  # PyAV, in a child process

@@ -17,6 +17,7 @@ import httpx
 from openapi_spec_validator import validate
 
 from tests.conftest import DEMO_KEY, RunningSandbox
+from tests.tls import SHARED_TLS
 
 SPEC_TAGS = [
     "Health",
@@ -86,7 +87,7 @@ METHODS = {"get", "put", "post", "patch", "delete"}
 
 
 def load_document(sandbox: RunningSandbox) -> dict[str, Any]:
-    response = httpx.get(f"{sandbox.base_url}/openapi.json", timeout=10)
+    response = httpx.get(f"{sandbox.base_url}/openapi.json", timeout=10, verify=SHARED_TLS)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("application/json")
     document: dict[str, Any] = response.json()

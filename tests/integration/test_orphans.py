@@ -13,6 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.tls import SHARED_TLS
+
 LAUNCHER = textwrap.dedent(
     """
     import subprocess, sys, time
@@ -52,7 +54,7 @@ def test_sandbox_and_workers_exit_when_the_launcher_is_killed(tmp_path: Path) ->
         assert launcher.stdout is not None
         pid_text, _, url = launcher.stdout.readline().strip().partition(" listening on ")
         sandbox_pid = int(pid_text)
-        assert httpx.get(f"{url}/health", timeout=10).status_code == 200
+        assert httpx.get(f"{url}/health", timeout=10, verify=SHARED_TLS).status_code == 200
         # Seeding starts the speech worker process; wait until it exists.
         deadline = time.monotonic() + 30
         workers: set[int] = set()

@@ -28,6 +28,7 @@ from tests.helpers import (
     upload_source,
     wait_source,
 )
+from tests.tls import SHARED_TLS
 
 TEXT = "Tidal power turns the rise and fall of the sea into electricity.\nBarrages and turbines both work.\n"
 MARKDOWN = "# Tidal power\n\n- Barrages hold water back\n- Turbines sit in fast streams\n"
@@ -266,10 +267,13 @@ def test_signed_address_rules(api: httpx.Client) -> None:
     bad_signature = signature[:-1] + ("0" if signature[-1] != "0" else "1")
 
     assert_problem(httpx.put(tampered(slot["url"], signature=bad_signature), content=content,
-                             headers=slot["headers"]), 403)  # fmt: skip
+                             headers=slot["headers"], verify=SHARED_TLS), 403)  # fmt: skip
     later = str(int(parse_time(slot["expires_at"]).timestamp()) + 3600)
     assert_problem(
-        httpx.put(tampered(slot["url"], expires=later), content=content, headers=slot["headers"]), 403
+        httpx.put(
+            tampered(slot["url"], expires=later), content=content, headers=slot["headers"], verify=SHARED_TLS
+        ),
+        403,
     )
     assert_problem(put_bytes(slot, content, Authorization="Bearer sk_sandbox_demo"), 400)
     # nothing was stored: completion finds no bytes

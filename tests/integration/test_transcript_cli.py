@@ -20,6 +20,7 @@ from castdeck.transcript import normalise
 from tests.conftest import DEMO_KEY, RunningSandbox
 from tests.gui.listen_helpers import generate_spoken_episode, server_words
 from tests.subtitle_parsers import parse_srt, parse_vtt
+from tests.tls import SHARED_TLS
 
 
 @pytest.fixture(scope="module")
@@ -118,11 +119,14 @@ def test_unknown_episode_or_no_audio_exit_1_and_write_nothing(
     assert unknown.stderr.strip() == (
         "castdeck transcript: error: episode 00000000-0000-4000-8000-000000000000 not found"
     )
-    podcast = httpx.get(f"{sandbox.base_url}/v1/podcasts", headers={"Authorization": f"Bearer {DEMO_KEY}"})
+    podcast = httpx.get(
+        f"{sandbox.base_url}/v1/podcasts", headers={"Authorization": f"Bearer {DEMO_KEY}"}, verify=SHARED_TLS
+    )
     draft = httpx.post(
         f"{sandbox.base_url}/v1/episodes",
         json={"podcast_id": podcast.json()["data"][0]["id"], "title": "Silent draft"},
         headers={"Authorization": f"Bearer {DEMO_KEY}"},
+        verify=SHARED_TLS,
     ).json()["data"]
     silent = run(env, draft["id"], "-o", str(out))
     assert silent.returncode == 1

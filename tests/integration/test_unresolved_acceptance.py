@@ -32,6 +32,7 @@ from tests.integration.test_generation import (
     tiny_script,
     wait_generation,
 )
+from tests.tls import SHARED_TLS
 
 Factory = Callable[..., RunningSandbox]
 HOLD = ("--speed", "50", "--accept-hold", "30", "--no-seed-media")
@@ -362,7 +363,10 @@ async def in_process(tmp_path: Path, stage: str) -> AsyncIterator[tuple[httpx.As
     transport = httpx.ASGITransport(app=build_app(sandbox))
     try:
         async with httpx.AsyncClient(
-            transport=transport, base_url="http://sandbox", headers={"Authorization": f"Bearer {OTHER_KEY}"}
+            transport=transport,
+            base_url="http://sandbox",
+            headers={"Authorization": f"Bearer {OTHER_KEY}"},
+            verify=SHARED_TLS,
         ) as client:
             yield client, sandbox
     finally:

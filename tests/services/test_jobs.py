@@ -24,6 +24,7 @@ from castdeck.store.jobs import JobStore
 from tests.conftest import DEMO_KEY, RunningSandbox
 from tests.gui.conftest import settle, until
 from tests.helpers import FastClock
+from tests.tls import SHARED_TLS
 
 FAIL = "[sandbox:fail]"
 INTERVAL = 1.0  # the tracker's poll interval without a hint (5 s in the app; shorter for speed)
@@ -46,7 +47,9 @@ class Seen:
 class CountingTransport(httpx.AsyncBaseTransport):
     clock: Clock = field(default_factory=lambda: FastClock(RATE))
     """The session's clock: what is counted is when requests left and came back in the app's time."""
-    inner: httpx.AsyncBaseTransport = field(default_factory=httpx.AsyncHTTPTransport)
+    inner: httpx.AsyncBaseTransport = field(
+        default_factory=lambda: httpx.AsyncHTTPTransport(verify=SHARED_TLS)
+    )
     seen: list[Seen] = field(default_factory=list)
     attempts: list[tuple[str, str, float]] = field(default_factory=list)  # answered or not
 

@@ -30,6 +30,7 @@ from castdeck.store.outbox import OutboxEntry, OutboxStore
 from tests.conftest import RunningSandbox
 from tests.gui.conftest import settle, until
 from tests.services.conftest import session_through
+from tests.tls import SHARED_TLS
 
 FAIL = "[sandbox:fail]"
 
@@ -43,7 +44,7 @@ class FaultyTransport(httpx.AsyncBaseTransport):
     """
 
     def __init__(self) -> None:
-        self.inner = httpx.AsyncHTTPTransport()
+        self.inner = httpx.AsyncHTTPTransport(verify=SHARED_TLS)
         self.counts: Counter[tuple[str, str]] = Counter()
         self.keys: list[tuple[str, str, str | None]] = []
         self.lose_answer: set[tuple[str, str]] = set()

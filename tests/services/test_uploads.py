@@ -31,6 +31,7 @@ from tests.conftest import RunningSandbox
 from tests.gui.conftest import quiet, settle, until
 from tests.gui.helpers import session_through
 from tests.helpers import Line
+from tests.tls import SHARED_TLS
 
 KiB = 1024
 RESERVE = "/v1/sources/uploads"
@@ -76,7 +77,7 @@ class Wire(httpx.AsyncBaseTransport):
     """
 
     def __init__(self) -> None:
-        self.inner = httpx.AsyncHTTPTransport()
+        self.inner = httpx.AsyncHTTPTransport(verify=SHARED_TLS)
         self.counts: Counter[tuple[str, str]] = Counter()
         self.statuses: list[tuple[str, str, int]] = []
         self.put_delay = 0.0

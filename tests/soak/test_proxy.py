@@ -13,13 +13,19 @@ from castdeck.sandbox.__main__ import parse_args
 from tests.conftest import DEMO_KEY, wait_for
 from tests.helpers import complete, pdf_bytes, put_bytes, reserve_ok
 from tests.soak.service import Service
+from tests.tls import SHARED_TLS
 
 
 def test_signed_addresses_point_at_the_proxy_and_it_records_them(
     service_factory: Callable[..., Service],
 ) -> None:
     service = service_factory("--speed", "50")
-    api = httpx.Client(base_url=service.base_url, headers={"Authorization": f"Bearer {DEMO_KEY}"}, timeout=30)
+    api = httpx.Client(
+        base_url=service.base_url,
+        headers={"Authorization": f"Bearer {DEMO_KEY}"},
+        timeout=30,
+        verify=SHARED_TLS,
+    )
     content = pdf_bytes(2)
     reservation = reserve_ok(api, "notes.pdf", "application/pdf", content)
     slot = reservation["upload"]
@@ -36,9 +42,9 @@ def test_signed_addresses_point_at_the_proxy_and_it_records_them(
 
     url = wait_for(audio, timeout=120, interval=0.5)
     assert url.startswith(service.signed.url + "/files/")
-    assert httpx.get(url, timeout=30).status_code == 200
+    assert httpx.get(url, timeout=30, verify=SHARED_TLS).status_code == 200
     # a request that carries the key to a signed address is recorded as such (and refused there)
-    refused = httpx.get(url, headers={"Authorization": f"Bearer {DEMO_KEY}"}, timeout=30)
+    refused = httpx.get(url, headers={"Authorization": f"Bearer {DEMO_KEY}"}, timeout=30, verify=SHARED_TLS)
     assert refused.status_code == 400
 
     seen = [(s.method, s.path.split("/")[1], s.status, s.whole, s.credentials) for s in service.signed.seen]
