@@ -304,7 +304,7 @@ async def test_an_answer_arriving_while_the_app_closes_is_settled_at_the_next_st
 
 
 def test_a_script_request_is_named_on_its_card_by_its_first_chapter() -> None:
-    from castdeck.services.outbox import title_of
+    from castdeck.services.outbox_names import title_of
     from castdeck.store.outbox import OutboxStore
 
     imported = OutboxStore.new_entry("p", "episode_import", {"podcast_id": "x", "script": SCRIPT}, "k1")

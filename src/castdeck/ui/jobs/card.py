@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from castdeck.services.jobs import still_running_text
-from castdeck.services.outbox import job_kind_of, title_of
+from castdeck.services.outbox_names import job_kind_of, title_of
 from castdeck.store.jobs import Job
 from castdeck.store.outbox import OutboxEntry
 

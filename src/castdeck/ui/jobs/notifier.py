@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QMainWindow, QSystemTrayIcon
 
 from castdeck.services.background import Background
 from castdeck.services.messages import quoted
-from castdeck.services.outbox import title_of
+from castdeck.services.outbox_names import title_of
 from castdeck.store.jobs import Job
 from castdeck.store.outbox import OutboxEntry
 

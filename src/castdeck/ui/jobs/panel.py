@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from castdeck.api.errors import CastdeckError
 from castdeck.services.background import Background
-from castdeck.services.outbox import job_kind_of
+from castdeck.services.outbox_names import job_kind_of
 from castdeck.services.paced import PacedWork
 from castdeck.services.tasks import tasks
 from castdeck.store.jobs import Job
