@@ -228,13 +228,14 @@ class Outbox(QObject):
         self._unsaved.discard(entry_id)
 
     def clear_done(self) -> int:
-        """Forget every answered entry; returns how many."""
+        """Forget every answered entry shown; returns how many. (The disk forgets those, not what it
+        may hold besides: an entry answered meanwhile stays until it is shown and cleared.)"""
         done = [e.id for e in self._known.values() if e.done]
         for entry_id in done:
             self._forget(entry_id)
             self._unsaved.discard(entry_id)
         if done:
-            self._write(self._store.clear_done, self.profile, name="outbox clear done")
+            self._write(self._store.delete_answered, done, name="outbox clear done")
         return len(done)
 
     def flush(self) -> asyncio.Task[list[OutboxEntry]] | None:

@@ -236,11 +236,13 @@ class OutboxStore(SqliteStore):
         with self._lock, self._transaction():
             self._db.execute("DELETE FROM outbox WHERE id = ?", (entry_id,))
 
-    def clear_done(self, profile: str) -> int:
-        """Forget the profile's sent and rejected entries; returns how many."""
+    def delete_answered(self, entry_ids: list[str]) -> int:
+        """Forget these entries where they are sent or rejected (one that is still unanswered
+        stays), in one transaction; returns how many went."""
         with self._lock, self._transaction():
-            cursor = self._db.execute(
-                "DELETE FROM outbox WHERE profile = ? AND state IN (?, ?)", (profile, SENT, REJECTED)
+            cursor = self._db.executemany(
+                "DELETE FROM outbox WHERE id = ? AND state IN (?, ?)",
+                [(i, SENT, REJECTED) for i in entry_ids],
             )
         return cursor.rowcount
 
