@@ -443,7 +443,7 @@ async def test_a_write_that_cannot_be_stored_first_is_never_sent(
 
 # --- what the UI thread asks -------------------------------------------------------------------------------------
 
-STORE_CALLS = ("insert", "mark_sending", "mark_sent", "mark_rejected", "mark_failed_attempt", "delete",
+STORE_CALLS = ("insert", "mark_sending", "mark_sent", "mark_rejected", "mark_failed_attempt",
                "delete_answered", "get", "pending", "list")  # fmt: skip
 
 

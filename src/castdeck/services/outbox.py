@@ -224,7 +224,7 @@ class Outbox(QObject):
             raise ValueError("the entry has not been answered yet; it may still create its job")
         self._forget(entry_id)
         if entry is not None and entry_id not in self._unsaved:
-            self._write(self._store.delete, entry_id, name="outbox discard")
+            self._write(self._store.delete_answered, [entry_id], name="outbox discard")
         self._unsaved.discard(entry_id)
 
     def clear_done(self) -> int:
@@ -311,7 +311,7 @@ class Outbox(QObject):
             try:
                 await self._session.on_disk(work, *args)
             except sqlite3.Error as error:
-                log.warning("%s could not be stored: %s", name, error)
+                log.warning("%s could not be written: %s", name, error)
 
         task = self._runner.start(write(), name=name)
         self._writes.add(task)

@@ -232,10 +232,6 @@ class OutboxStore(SqliteStore):
             (PENDING, error, request_id),
         )
 
-    def delete(self, entry_id: str) -> None:
-        with self._lock, self._transaction():
-            self._db.execute("DELETE FROM outbox WHERE id = ?", (entry_id,))
-
     def delete_answered(self, entry_ids: list[str]) -> int:
         """Forget these entries where they are sent or rejected (one that is still unanswered
         stays), in one transaction; returns how many went."""
