@@ -39,7 +39,7 @@ from castdeck.services.profiles import KeyStore, Profile, ProfileStore, environm
 from castdeck.services.sandbox_process import SANDBOX_KEY, SandboxError, SandboxProcess
 from castdeck.services.session import Session
 from castdeck.services.start_choice import SANDBOX_PROFILE, STARTUP_PROBE, start_choice, start_pane
-from castdeck.services.tasks import SCOPE_PROPERTY, TaskScope, tasks
+from castdeck.services.tasks import owned_scopes, tasks
 from castdeck.startup import RESOURCES, build_parser, user_data_dir
 from castdeck.store.cache import Cache
 from castdeck.store.sqlite import StoreError
@@ -455,12 +455,7 @@ def _excepthook(kind: type[BaseException], error: BaseException, tb: TracebackTy
 async def _settled(pane: QObject) -> None:
     """Until the work the pane and its parts (list model, name books, pickers) started has ended."""
     while True:
-        pending = [
-            task
-            for owner in (pane, *pane.findChildren(QObject))
-            if isinstance(scope := getattr(owner, SCOPE_PROPERTY, None), TaskScope)
-            for task in scope.pending()
-        ]
+        pending = [task for scope in owned_scopes(pane) for task in scope.pending()]
         if not pending:
             break
         await asyncio.wait(pending)

@@ -5,7 +5,7 @@ anything else is a bug and goes to ``sys.excepthook`` (the app logs it and shows
 suite fails).
 
 Work belongs to its owner: a pane, a dialog or an item model starts its tasks through its own
-:class:`TaskScope` (``tasks.scope(owner)``), which cancels them when the owner is closed
+:class:`TaskScope` (``tasks.scope(owner)``), a Qt child of the owner, which cancels them when the owner is closed
 (:func:`close_owned`) or destroyed, so nothing a window showed runs on after it is gone.
 """
 
@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject
 
 from castdeck.api import CastdeckError
 
-__all__ = ["TaskRunner", "TaskScope", "close_owned", "tasks"]
+__all__ = ["TaskRunner", "TaskScope", "close_owned", "owned_scopes", "tasks"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -90,19 +90,20 @@ class TaskRunner:
         return TaskScope(self, owner)
 
 
-SCOPE_PROPERTY = "_castdeck_task_scope"
-
-
-class TaskScope:
+class TaskScope(QObject):
     """The tasks one owner started. :meth:`close` (or the owner's destruction) cancels those still
     running; work started after it is cancelled before it runs a single step (a signal that
-    reaches a closing pane must not start requests for it, nor fail)."""
+    reaches a closing pane must not start requests for it, nor fail).
+
+    A scope is a Qt child of its owner, so the scopes of a window and of everything it owns are
+    found the Qt way, by type (:func:`owned_scopes`), not by an attribute set on the owner."""
 
     def __init__(self, runner: TaskRunner, owner: QObject) -> None:
+        super().__init__(owner)
+        self.setObjectName("task scope")
         self._runner = runner
         self._tasks: set[asyncio.Task[Any]] = set()
         self.closed = False
-        setattr(owner, SCOPE_PROPERTY, self)
         owner.destroyed.connect(lambda *_: self.close())
 
     def start(
@@ -130,13 +131,16 @@ class TaskScope:
             task.cancel()
 
 
+def owned_scopes(root: QObject) -> list[TaskScope]:
+    """The task scopes of ``root`` and of every object it owns (its Qt children, at any depth)."""
+    return root.findChildren(TaskScope)
+
+
 def close_owned(root: QObject) -> None:
-    """Close the task scopes of ``root`` and of every object it owns (its Qt children, at any depth):
-    a window, pane or dialog that closes ends its work, and its children's."""
-    for obj in (root, *root.findChildren(QObject)):
-        scope = getattr(obj, SCOPE_PROPERTY, None)
-        if isinstance(scope, TaskScope):
-            scope.close()
+    """Close the task scopes of ``root`` and of everything it owns: a window, pane or dialog that
+    closes ends its work, and its children's."""
+    for scope in owned_scopes(root):
+        scope.close()
 
 
 tasks = TaskRunner()
