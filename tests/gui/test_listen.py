@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QAccessible, QColor, QGuiApplication, QPalette, QWheelEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractButton, QApplication, QComboBox, QLineEdit, QPushButton, QSlider
@@ -21,6 +21,7 @@ from pytestqt.qtbot import QtBot
 from castdeck.api.models import Episode
 from castdeck.services.background import Background
 from castdeck.services.session import Session
+from castdeck.services.tasks import owned_scopes
 from castdeck.transcript import normalise
 from castdeck.ui import multimedia
 from castdeck.ui.listen.listen_window import ListenWindow
@@ -401,6 +402,23 @@ async def test_a_cached_episode_plays_and_reads_offline(
     await until(lambda: window.view.current >= 3, timeout=20)
     window.playback.pause()
     window.close()
+
+
+@pytest.mark.asyncio
+async def test_a_window_closed_and_opened_again_keeps_one_open_scope_of_work(
+    qtbot: QtBot, background: Background, episode: Episode
+) -> None:
+    window = await open_window(qtbot, background, episode)
+    for _ in range(3):  # the episodes pane reopens its one Listen window
+        window.close()
+        assert window.work.closed
+        window.show()
+        window.open_episode(episode)
+        await loaded(window)
+        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        assert owned_scopes(window) == [window.work]
+        assert not window.work.closed
+    await quiet()
 
 
 @pytest.mark.asyncio

@@ -5,8 +5,9 @@ anything else is a bug and goes to ``sys.excepthook`` (the app logs it and shows
 suite fails).
 
 Work belongs to its owner: a pane, a dialog or an item model starts its tasks through its own
-:class:`TaskScope` (``tasks.scope(owner)``), a Qt child of the owner, which cancels them when the owner is closed
-(:func:`close_owned`) or destroyed, so nothing a window showed runs on after it is gone.
+:class:`TaskScope` (``tasks.scope(owner)``), a Qt child of the owner, which cancels them when
+the owner is closed (:func:`close_owned`) or destroyed, so nothing a window showed runs on after
+it is gone.
 """
 
 from __future__ import annotations

@@ -199,7 +199,8 @@ class ListenWindow(QWidget):
         """Show ``episode``: its audio and transcript from the cache or the service."""
         if self._loading is not None and not self._loading.done():
             self._loading.cancel()
-        if self.work.closed:  # the window was closed and is opened again
+        if self.work.closed:  # the window was closed and is opened again: a new scope in its place
+            self.work.deleteLater()
             self.work = tasks.scope(self)
         if self.playback is not None:
             self.playback.stop()
