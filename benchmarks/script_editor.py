@@ -45,7 +45,7 @@ from castdeck.services.background import Background  # noqa: E402
 from castdeck.services.event_loop import new_event_loop  # noqa: E402
 from castdeck.services.profiles import Profile  # noqa: E402
 from castdeck.services.session import Session  # noqa: E402
-from castdeck.services.tasks import tasks  # noqa: E402
+from castdeck.services.tasks import TaskRunner  # noqa: E402
 from castdeck.store.cache import Cache  # noqa: E402
 from castdeck.ui.scripts.pane import ScriptsPane  # noqa: E402
 
@@ -147,7 +147,7 @@ async def run(keys: int, opens: int) -> None:
     assert not analysis.blocking("generate"), analysis.blocking("generate")[:3]
     folder = Path(tempfile.mkdtemp(prefix="castdeck-bench-"))
     cache = Cache(folder / "cache.sqlite3")
-    session = Session(Profile("Offline", "http://127.0.0.1:9"), "sk_bench", cache)  # nothing listens: offline
+    session = Session(Profile("Offline", "http://127.0.0.1:9"), "sk_bench", cache, tasks=TaskRunner())  # nothing listens: offline
     background = Background(session, folder / "background")
     pane = ScriptsPane(session, background)
     pane.resize(1400, 900)
@@ -204,7 +204,7 @@ async def run(keys: int, opens: int) -> None:
     await background.drafts.flush()
     await background.close()
     await session.close()
-    await tasks.cancel_all()
+    await session.tasks.cancel_all()
     cache.close()
 
 

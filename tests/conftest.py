@@ -367,10 +367,10 @@ def _followers_stopped(test: Callable[..., Any]) -> Callable[..., Any]:
 async def stop_followers() -> None:
     """Cancel the long-running followers (job pollers) and the session's own short-lived tasks
     (:data:`CLOSED_WITH_THE_SESSION`), and wait for them to end."""
-    from castdeck.services.tasks import tasks
+    from tests import runner as work  # here: Qt is imported once the system packages are there
 
-    short = {t for t in tasks.pending(followers=False) if t.get_name() not in CLOSED_WITH_THE_SESSION}
-    followers = [t for t in tasks.pending() if t not in short]
+    short = {t for t in work.pending(followers=False) if t.get_name() not in CLOSED_WITH_THE_SESSION}
+    followers = [t for t in work.pending() if t not in short]
     for task in followers:
         task.cancel()
     await asyncio.gather(*followers, return_exceptions=True)
@@ -378,10 +378,10 @@ async def stop_followers() -> None:
 
 async def _still_running() -> list[str]:
     """Names of the tasks still running (after one more turn of the loop), which are then cancelled."""
-    from castdeck.services.tasks import tasks
+    from tests import runner as work
 
     await asyncio.sleep(0)
-    left = [t for t in tasks.pending() if t.get_name() not in TOLERATED_TASKS]
+    left = [t for t in work.pending() if t.get_name() not in TOLERATED_TASKS]
     for task in left:
         task.cancel()
     await asyncio.gather(*left, return_exceptions=True)

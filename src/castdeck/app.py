@@ -39,7 +39,7 @@ from castdeck.services.profiles import KeyStore, Profile, ProfileStore, environm
 from castdeck.services.sandbox_process import SANDBOX_KEY, SandboxError, SandboxProcess
 from castdeck.services.session import Session
 from castdeck.services.start_choice import SANDBOX_PROFILE, STARTUP_PROBE, start_choice, start_pane
-from castdeck.services.tasks import owned_scopes, tasks
+from castdeck.services.tasks import TaskRunner, end_owned, owned_scopes
 from castdeck.startup import RESOURCES, build_parser, user_data_dir
 from castdeck.store.cache import Cache
 from castdeck.store.sqlite import StoreError
@@ -103,12 +103,16 @@ class CastdeckApp:
         client_factory: Callable[[str, str], Client] | None = None,
         early: EarlyWindow | None = None,
         clock: Clock = SYSTEM_CLOCK,
+        tasks: TaskRunner | None = None,
     ) -> None:
         """``client_factory(base_url, api_key)`` makes each session's client (the default: the
         client with its usual timeouts and retries). ``early``: the early window already shown
         (:mod:`castdeck.startup`), which the real window replaces once its list has rows.
-        ``clock``: the sessions' time (a factory's clients should be given the same one)."""
+        ``clock``: the sessions' time (a factory's clients should be given the same one).
+        ``tasks``: where the app's services start their work (a new runner unless given; the
+        suite hands every app and session it builds the one it watches)."""
         self.args = args
+        self.tasks = tasks if tasks is not None else TaskRunner()
         self.data_dir = data_dir
         self.client_factory = client_factory
         self.clock = clock
@@ -293,13 +297,14 @@ class CastdeckApp:
             connection.profile,
             connection.api_key,
             self.cache,
+            tasks=self.tasks,
             client_factory=self.client_factory,
             clock=self.clock,
         )
         try:
             background = Background(session, self.data_dir / "background")
         except StoreError:
-            tasks.start(session.close(), name="close session")
+            self.tasks.start(session.close(), name="close session")
             raise
         return session, background
 
@@ -309,8 +314,8 @@ class CastdeckApp:
         self.window = MainWindow(self.session, self.background, start_pane=start_pane())
         self.window.restore_geometry()
         self.window.closing.connect(self.finished.set)
-        self.window.switchProfileRequested.connect(lambda: tasks.start(self.switch_profile()))
-        self.window.restartSandboxRequested.connect(lambda: tasks.start(self.restart_sandbox()))
+        self.window.switchProfileRequested.connect(lambda: self.tasks.start(self.switch_profile()))
+        self.window.restartSandboxRequested.connect(lambda: self.tasks.start(self.restart_sandbox()))
         if self.sandbox is not None:
             self.sandbox.crashed.connect(self._sandbox_crashed)
         if os.environ.get(STARTUP_PROBE):
@@ -321,10 +326,10 @@ class CastdeckApp:
         elif early.close_requested:  # closed while the app loaded: it ends without opening
             self.finished.set()
         else:  # built hidden; shown in the early window's place once its list has rows
-            tasks.start(self._hand_over(self.window, early), name="hand over the early window")
+            self.tasks.start(self._hand_over(self.window, early), name="hand over the early window")
         if welcome_done():
             self.window.offer_first_steps()  # until dismissed, after the first-run welcome
-        tasks.start(self.session.start(), on_error=self._connect_failed, name="connect")
+        self.tasks.start(self.session.start(), on_error=self._connect_failed, name="connect")
         assert self.background is not None
         self.background.start()
 
@@ -391,7 +396,7 @@ class CastdeckApp:
             await old_background.close()  # stored as it is; resumed when that profile is opened again
         self.session, self.background = session, background
         self.window.set_session(self.session, self.background)
-        tasks.start(self.session.start(), on_error=self._connect_failed, name="connect")
+        self.tasks.start(self.session.start(), on_error=self._connect_failed, name="connect")
         self.background.start()
         if old is not None:
             await old.close()
@@ -430,7 +435,8 @@ class CastdeckApp:
             await self.background.close()
         if self.session is not None:
             await self.session.close()
-        await tasks.cancel_all()
+        await end_owned(QApplication.topLevelWidgets())  # the dialogs' and windows' own work
+        await self.tasks.cancel_all()
         if self.sandbox is not None:
             await self.sandbox.stop()
         if self.cache is not None:

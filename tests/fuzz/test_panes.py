@@ -33,9 +33,9 @@ from castdeck.api.pagination import AsyncPaginator
 from castdeck.services.background import Background
 from castdeck.services.safe_html import TEXT_LIMIT
 from castdeck.services.session import Session
-from castdeck.services.tasks import tasks
 from castdeck.ui.status import StatusBar
 from castdeck.ui.widgets import BANNER_LIMIT, DISPLAY_LIMIT, REQUEST_ID_LIMIT, display_text
+from tests import runner as work
 from tests.fuzz import shapes
 from tests.fuzz.conftest import SLOW_CASES, cases
 from tests.fuzz.headers import BASE_URL, CONTENT_TYPE, FAILURE, REQUEST_ID, SUCCESS
@@ -243,12 +243,12 @@ async def idle() -> None:
     the loop, and a task stepped there fails; so, as ``tests/conftest.py`` does for every async
     test, the job tracker's pollers (it follows what a case showed generating) are stopped here,
     inside the loop, and short-lived work (a reconnect makes the outbox look for work) is awaited."""
-    short = set(tasks.pending(followers=False))
-    followers = [task for task in tasks.pending() if task not in short]
+    short = set(work.pending(followers=False))
+    followers = [task for task in work.pending() if task not in short]
     for task in followers:
         task.cancel()
     await asyncio.gather(*followers, return_exceptions=True)
-    await until(lambda: tasks.running == 0, timeout=60, interval=0.005)
+    await until(lambda: work.running() == 0, timeout=60, interval=0.005)
 
 
 async def built(pane_case: PaneCase, connected: Connected, qtbot: QtBot) -> Any:

@@ -27,10 +27,11 @@ from castdeck.services import settings_later
 from castdeck.services.background import Background
 from castdeck.services.profiles import Profile
 from castdeck.services.session import Session
-from castdeck.services.tasks import tasks
 from castdeck.store.cache import Cache
+from tests import runner as work
 from tests.conftest import CLOSED_WITH_THE_SESSION, DEMO_KEY, LEFTOVERS, RunningSandbox
 from tests.helpers import Line
+from tests.runner import RUNNER
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 
@@ -106,7 +107,7 @@ def cache(tmp_path: Path) -> Iterator[Cache]:
 
 async def open_session(base_url: str, cache: Cache, *, name: str = "Sandbox", key: str = DEMO_KEY,
                        sandbox: bool = True, clock: Clock = SYSTEM_CLOCK) -> Session:  # fmt: skip
-    session = Session(Profile(name, base_url, sandbox=sandbox), key, cache, clock=clock)
+    session = Session(Profile(name, base_url, sandbox=sandbox), key, cache, tasks=RUNNER, clock=clock)
     await session.start()
     return session
 
@@ -173,7 +174,7 @@ async def settle() -> None:
     Long-running followers (job pollers) and the session's reconnection probe are left to their
     owners' ``close()``; whatever those leave running, the check after the teardown names."""
     await asyncio.sleep(0)
-    left = [t for t in tasks.pending(followers=False) if t.get_name() not in CLOSED_WITH_THE_SESSION]
+    left = [t for t in work.pending(followers=False) if t.get_name() not in CLOSED_WITH_THE_SESSION]
     LEFTOVERS.tasks.extend(task.get_name() for task in left)
     for task in left:
         task.cancel()
@@ -183,7 +184,7 @@ async def settle() -> None:
 async def quiet(timeout: float = 30.0) -> None:
     """Until no background work runs. End a test with it (or ``settle()``) when the test started
     work it does not wait for: pytest-qt pumps Qt events after the test, outside the loop."""
-    await until(lambda: tasks.running == 0, timeout=timeout)
+    await until(lambda: work.running() == 0, timeout=timeout)
     await asyncio.sleep(0.05)
 
 

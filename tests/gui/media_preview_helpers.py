@@ -16,8 +16,8 @@ from pytestqt.qtbot import QtBot
 from castdeck.api.models import MediaJob
 from castdeck.services.background import Background
 from castdeck.services.session import Session
-from castdeck.services.tasks import tasks
 from castdeck.ui.panes.media import MediaPane
+from tests import runner as work
 from tests.conftest import DEMO_KEY, RunningSandbox, wait_for
 from tests.gui.conftest import until
 
@@ -108,11 +108,11 @@ def release_preparing(sandbox: RunningSandbox, media_id: str) -> None:
 
 async def work_done(name: str, timeout: float = 60.0) -> None:
     """Until no task of this name runs (what the test started has ended, whichever way)."""
-    await until(lambda: not [t for t in tasks.pending() if t.get_name() == name], timeout=timeout)
+    await until(lambda: not [t for t in work.pending() if t.get_name() == name], timeout=timeout)
 
 
 async def quiet_but_reconnecting(timeout: float = 30.0) -> None:
     """Until nothing runs but the session's probe for the service (offline, it keeps trying)."""
     await until(
-        lambda: {t.get_name() for t in tasks.pending(followers=False)} <= {"reconnect"}, timeout=timeout
+        lambda: {t.get_name() for t in work.pending(followers=False)} <= {"reconnect"}, timeout=timeout
     )

@@ -17,11 +17,11 @@ from pytestqt.qtbot import QtBot
 from castdeck.api.models import MediaJob
 from castdeck.services.background import Background
 from castdeck.services.session import Session
-from castdeck.services.tasks import tasks
 from castdeck.store.outbox import OutboxEntry
 from castdeck.ui.dialogs.media_dialog import MediaCreateDialog, format_duration
 from castdeck.ui.panes import media as media_module
 from castdeck.ui.panes.media import MediaPane, ShortsPane, VideosPane, VoiceoversPane, readable_error
+from tests import runner as work
 from tests.gui.conftest import OnLine, until
 from tests.gui.helpers import answer_save_dialog
 
@@ -41,9 +41,9 @@ async def drain() -> None:
     """Let the background work a test started finish while the loop runs: pytest-qt processes Qt events
     after the test, and a request still in flight then would resume outside the asyncio loop."""
     try:
-        await until(lambda: tasks.running == 0, timeout=20)
+        await until(lambda: work.running() == 0, timeout=20)
     except AssertionError:
-        raise AssertionError([t.get_name() for t in tasks.pending()]) from None
+        raise AssertionError([t.get_name() for t in work.pending()]) from None
 
 
 async def laid_out() -> None:

@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 from pytestqt.qtbot import QtBot
 
-from castdeck.services.tasks import tasks
 from castdeck.ui.main_window import MainWindow
 from castdeck.ui.panes.episodes import EpisodesPane
+from tests import runner as work
 from tests.gui.conftest import OnLine, until
 
 
 def work_named(name: str) -> list[str]:
-    return [t.get_name() for t in tasks.pending(followers=False) if t.get_name() == name]
+    return [t.get_name() for t in work.pending(followers=False) if t.get_name() == name]
 
 
 @pytest.mark.asyncio
@@ -33,7 +33,7 @@ async def test_a_closing_window_ends_the_work_its_panes_started(qtbot: QtBot, on
     assert not pane.model.loading
     assert pane.work.closed and pane.model.work.closed
     pane.run(session.refresh_account(), "late")  # a signal reaching a closed pane starts nothing
-    await until(lambda: tasks.running == 0)
+    await until(lambda: work.running() == 0)
     assert not pane.banner.isVisible()
     line.release()
     assert [s.path for s in line.to("GET") if s.path == "/v1/episodes"] == []  # the held read never went out
@@ -60,4 +60,4 @@ async def test_switching_the_connection_ends_the_old_panes_work(qtbot: QtBot, on
     line.release()
     await until(lambda: fresh.model.rowCount() > 0 and not fresh.model.loading)
     window.close()
-    await until(lambda: tasks.running == 0)
+    await until(lambda: work.running() == 0)

@@ -13,7 +13,7 @@ import pytest
 
 from castdeck.services.media_files import MediaFile, MediaFileError, Preparing, Unavailable
 from castdeck.services.session import ConnectionState
-from castdeck.services.tasks import tasks
+from tests import runner as work
 from tests.conftest import RunningSandbox
 from tests.gui.conftest import OnLine, until
 from tests.gui.media_preview_helpers import (
@@ -123,10 +123,10 @@ async def test_a_download_nobody_waits_for_stops(on_line: OnLine, tidal: dict[st
     asking[0].cancel()
     await asyncio.gather(asking[0], return_exceptions=True)
     assert files.waiting("video", tidal["id"]) == 1
-    assert [t.get_name() for t in tasks.pending()].count("media file download") == 1  # one still waits
+    assert [t.get_name() for t in work.pending()].count("media file download") == 1  # one still waits
     asking[1].cancel()
     await asyncio.gather(asking[1], return_exceptions=True)
-    await until(lambda: "media file download" not in [t.get_name() for t in tasks.pending()])
+    await until(lambda: "media file download" not in [t.get_name() for t in work.pending()])
     assert await files.kept("video", tidal["id"]) is None
     on_line.line.release()
     answer = await files.fetch("video", tidal["id"])  # asked again: a new download

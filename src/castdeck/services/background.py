@@ -37,7 +37,6 @@ from .publish import Publisher
 from .script_sending import ScriptSender
 from .session import Session
 from .starting import JobStarter
-from .tasks import tasks
 from .uploads import CONCURRENCY_KEY, UploadQueue
 
 __all__ = ["Background"]
@@ -66,7 +65,7 @@ class Background(QObject):
         data_dir.mkdir(parents=True, exist_ok=True)
         self.store = BackgroundStore(data_dir / "background.sqlite3", legacy_dir=data_dir)
         try:
-            self.drafts = Drafts(drafts_dir or data_dir.parent / "drafts", parent=self)
+            self.drafts = Drafts(drafts_dir or data_dir.parent / "drafts", tasks=session.tasks, parent=self)
         except BaseException:
             self.store.close()
             raise
@@ -96,7 +95,7 @@ class Background(QObject):
         if self._started:
             return
         self._started = True
-        self._resuming = tasks.start(self._resume(), name="resume background work")
+        self._resuming = self.session.tasks.start(self._resume(), name="resume background work")
         saved = settings_later.recall(CONCURRENCY_KEY, UploadQueue.DEFAULT_CONCURRENCY)
         with contextlib.suppress(TypeError, ValueError):
             self.uploads.concurrency = min(max(int(str(saved)), 1), 8)

@@ -44,7 +44,7 @@ from castdeck.store.script_files import (
     write_script_file,
 )
 
-from .tasks import tasks
+from .tasks import TaskRunner
 
 __all__ = [
     "AUTOSAVE_IDLE",
@@ -150,6 +150,7 @@ class Drafts(QObject):
         self,
         folder: Path,
         *,
+        tasks: TaskRunner,
         alive: Callable[[int], bool] = process_alive,
         idle: float = AUTOSAVE_IDLE,
         longest: float = AUTOSAVE_MAX,
@@ -157,6 +158,8 @@ class Drafts(QObject):
     ) -> None:
         super().__init__(parent)
         self.folder = folder
+        self._runner = tasks
+        """Where the autosaves run (the app's one runner)."""
         self.store = DraftStore(folder / "drafts.sqlite3")
         self._disk = ThreadPoolExecutor(max_workers=1, thread_name_prefix="castdeck-drafts")
         self.idle, self.longest = idle, longest
@@ -283,7 +286,7 @@ class Drafts(QObject):
         if self._saving is not None and not self._saving.done():
             self._timer.start(50)  # one write at a time; this change goes right after it
             return
-        self._saving = tasks.start(self._save_pending(), name="autosave drafts")
+        self._saving = self._runner.start(self._save_pending(), name="autosave drafts")
 
     async def _save_pending(self) -> None:
         while self._pending:
@@ -326,7 +329,7 @@ class Drafts(QObject):
                 await asyncio.wait({self._saving})
             if not self._pending:
                 return
-            self._saving = tasks.start(self._save_pending(), name="autosave drafts")
+            self._saving = self._runner.start(self._save_pending(), name="autosave drafts")
             await asyncio.wait({self._saving})
         if self._pending:
             raise OSError("The draft could not be saved to disk; see the message above the editor.")

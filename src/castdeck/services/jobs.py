@@ -37,7 +37,6 @@ from castdeck.store.kinds import JOB_KINDS
 from .job_kinds import RUNNING, UPDATES, fetch, hint, request_id_of
 from .messages import error_text, quoted
 from .session import Session
-from .tasks import tasks
 
 __all__ = [
     "DEFAULT_DEADLINE",
@@ -322,7 +321,7 @@ class JobTracker(QObject):
 
     def _write(self, fn: Callable[..., Any], *args: Any) -> None:
         """Write to the store on the disk thread (one thread: writes land in the order made)."""
-        task = tasks.start(self.session.on_disk(fn, *args), name="store job")
+        task = self.session.tasks.start(self.session.on_disk(fn, *args), name="store job")
         self._writes.add(task)
         task.add_done_callback(self._writes.discard)
 
@@ -351,7 +350,7 @@ class JobTracker(QObject):
     def _start(self, key: tuple[str, str]) -> None:
         if self._closed:
             raise RuntimeError("the job tracker is closed")
-        task = tasks.start(self._follow(key), name=f"follow {key[0]} {key[1]}", long_running=True)
+        task = self.session.tasks.start(self._follow(key), name=f"follow {key[0]} {key[1]}", long_running=True)
         self._pollers[key] = task
         task.add_done_callback(lambda finished: self._forget_poller(key, finished))
 

@@ -156,6 +156,11 @@ class ListFeed(Generic[M]):
     async def close(self) -> None:
         await self._drop_pages()
 
+    def close_later(self) -> None:
+        """Close the feed in the background, on its session's runner (a view that drops the feed
+        may be going away itself)."""
+        self.session.tasks.start(self.close(), name="close feed")
+
 
 def list_key(kind: str, **filters: Any) -> str:
     """The cache key of a list with its server-side filters."""

@@ -37,7 +37,6 @@ from castdeck.store.media_cache import DEFAULT_CAP_BYTES, CachedEpisode, MediaCa
 from .downloads import Downloads
 from .media_cache import STALE_ADDRESS
 from .session import Session
-from .tasks import tasks
 
 __all__ = [
     "PREPARING_REASONS",
@@ -270,7 +269,7 @@ class MediaFiles:
         key = (kind, media_id, audio_key(url))
         shared = self._shared.get(key)
         if shared is None or shared.task.done():
-            task = tasks.start(
+            task = self.session.tasks.start(
                 self._download_once(kind, media_id, url),
                 on_error=lambda _error: None,  # each waiter hears of it
                 name="media file download",

@@ -55,7 +55,6 @@ from .jobs import JobTracker
 from .messages import error_text
 from .outbox_names import job_kind_of, title_of
 from .session import ConnectionState, Session
-from .tasks import TaskRunner, tasks
 
 __all__ = [
     "BASE_DELAY",
@@ -110,7 +109,6 @@ class Outbox(QObject):
         store: OutboxStore,
         tracker: JobTracker,
         *,
-        runner: TaskRunner = tasks,
         base_delay: float = BASE_DELAY,
         max_delay: float = MAX_DELAY,
         parent: QObject | None = None,
@@ -119,7 +117,7 @@ class Outbox(QObject):
         self._session = session
         self._store = store
         self._tracker = tracker
-        self._runner = runner
+        self._runner = session.tasks
         self._base_delay = base_delay
         self._max_delay = max_delay
         self._sending: set[str] = set()

@@ -36,7 +36,6 @@ from .drafts import SCRIPT_SUFFIXES, UNTITLED, Drafts
 from .outbox import Outbox
 from .session import Session
 from .starting import JobStarter
-from .tasks import tasks
 
 __all__ = ["ACTIONS", "TITLE_OWED", "NotReady", "Refusal", "ScriptSender", "episode_title"]
 
@@ -190,7 +189,7 @@ class ScriptSender(QObject):
     # --- answers ---------------------------------------------------------------------------------------------
 
     def _reconnected(self) -> None:
-        self._track(tasks.start(self.give_owed_titles(), name="give owed titles"))
+        self._track(self.session.tasks.start(self.give_owed_titles(), name="give owed titles"))
 
     def _track(self, task: asyncio.Task[None]) -> None:
         if self._closed:
@@ -248,7 +247,7 @@ class ScriptSender(QObject):
     def _start_settling(self, draft_id: str, entry: OutboxEntry) -> None:
         if self._closed:
             return
-        self._track(tasks.start(self._settle(draft_id, entry), name="settle script request"))
+        self._track(self.session.tasks.start(self._settle(draft_id, entry), name="settle script request"))
 
     async def _settle(self, draft_id: str, entry: OutboxEntry) -> None:
         async with self._lock(draft_id):

@@ -30,7 +30,7 @@ from castdeck.api.models import Account
 from castdeck.store.cache import Cache, CachedList
 
 from .profiles import Profile
-from .tasks import tasks
+from .tasks import TaskRunner
 
 __all__ = ["ConnectionState", "Session"]
 
@@ -64,6 +64,7 @@ class Session(QObject):
         api_key: str,
         cache: Cache,
         *,
+        tasks: TaskRunner,
         client_factory: Callable[[str, str], Client] | None = None,
         clock: Clock = SYSTEM_CLOCK,
         parent: QObject | None = None,
@@ -74,6 +75,8 @@ class Session(QObject):
         super().__init__(parent)
         self.profile = profile
         self.cache = cache
+        self.tasks = tasks
+        """Where the session and the services built on it start their work (the app's one runner)."""
         self.clock = clock
         self._api_key = api_key
         self._client_factory = client_factory or (
@@ -147,7 +150,7 @@ class Session(QObject):
         old = self._client
         self.profile = Profile(self.profile.name, base_url, sandbox=self.profile.sandbox)
         self._client = self._client_factory(base_url, self._api_key)
-        tasks.start(old.aclose(), name="close old client")
+        self.tasks.start(old.aclose(), name="close old client")
         self._set_state(ConnectionState.CONNECTING)
 
     # --- requests ------------------------------------------------------------------------------------------
@@ -179,7 +182,7 @@ class Session(QObject):
         if self._balance_task is not None and not self._balance_task.done():
             self._balance_again = True
             return
-        self._balance_task = tasks.start(self._refresh_balance(), name="refresh balance")
+        self._balance_task = self.tasks.start(self._refresh_balance(), name="refresh balance")
 
     async def _refresh_balance(self) -> None:
         while True:
@@ -211,7 +214,7 @@ class Session(QObject):
             return
         self._set_state(ConnectionState.OFFLINE, detail)
         if self._probe is None or self._probe.done():
-            self._probe = tasks.start(self._probe_until_back(), name="reconnect")
+            self._probe = self.tasks.start(self._probe_until_back(), name="reconnect")
 
     async def _probe_until_back(self) -> None:
         attempt = 0

@@ -1,13 +1,17 @@
-"""Background coroutines started from the UI, kept referenced, and cancelled together at quit.
+"""Background coroutines, kept referenced, reported when they fail, and cancelled by their owner.
+
+Two owners start work:
+
+* the app's services (sessions, job followers, the outbox, uploads) start theirs on the one
+  :class:`TaskRunner` the app builds at start-up and hands to each :class:`Session` (``session.tasks``);
+  the app cancels it all at quit (:meth:`TaskRunner.cancel_all`);
+* a widget (a pane, a dialog, an item model) starts its own on a :class:`TaskScope`, a Qt child of
+  the widget, which cancels them when the widget is closed (:func:`close_owned`) or destroyed, so
+  nothing a window showed runs on after it is gone. A scope needs no runner: its work is its own.
 
 A task that fails with a :class:`CastdeckError` reports it through ``on_error`` (a banner, a field);
 anything else is a bug and goes to ``sys.excepthook`` (the app logs it and shows a banner; the test
 suite fails).
-
-Work belongs to its owner: a pane, a dialog or an item model starts its tasks through its own
-:class:`TaskScope` (``tasks.scope(owner)``), a Qt child of the owner, which cancels them when
-the owner is closed (:func:`close_owned`) or destroyed, so nothing a window showed runs on after
-it is gone.
 """
 
 from __future__ import annotations
@@ -15,17 +19,42 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject
 
 from castdeck.api import CastdeckError
 
-__all__ = ["TaskRunner", "TaskScope", "close_owned", "owned_scopes", "tasks"]
+__all__ = ["TaskRunner", "TaskScope", "close_owned", "end_owned", "owned_scopes", "start_reported"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+
+def start_reported(
+    coro: Coroutine[Any, Any, T], *, on_error: Callable[[CastdeckError], None] | None = None, name: str | None = None
+) -> asyncio.Task[T]:
+    """Start ``coro`` on the running loop; when it fails, report it (``on_error`` for a
+    :class:`CastdeckError`, the log when none is given, ``sys.excepthook`` for anything else).
+    The caller keeps the task referenced."""
+    task = asyncio.get_event_loop().create_task(coro, name=name)
+
+    def done(finished: asyncio.Task[T]) -> None:
+        if finished.cancelled():
+            return
+        error = finished.exception()
+        if error is None:
+            return
+        if isinstance(error, CastdeckError) and on_error is not None:
+            on_error(error)
+        elif isinstance(error, CastdeckError):
+            log.warning("background work failed: %s", error)
+        else:
+            sys.excepthook(type(error), error, error.__traceback__)
+
+    task.add_done_callback(done)
+    return task
 
 
 class TaskRunner:
@@ -43,27 +72,16 @@ class TaskRunner:
     ) -> asyncio.Task[T]:
         """Start ``coro``. ``long_running`` marks work that lives as long as what it follows (a job
         poller): it is not counted by :attr:`running`, and still cancelled by :meth:`cancel_all`."""
-        task = asyncio.get_event_loop().create_task(coro, name=name)
+        task = start_reported(coro, on_error=on_error, name=name)
         self._tasks.add(task)
         if long_running:
             self._long.add(task)
 
-        def done(finished: asyncio.Task[T]) -> None:
+        def forget(finished: asyncio.Task[T]) -> None:
             self._tasks.discard(finished)
             self._long.discard(finished)
-            if finished.cancelled():
-                return
-            error = finished.exception()
-            if error is None:
-                return
-            if isinstance(error, CastdeckError) and on_error is not None:
-                on_error(error)
-            elif isinstance(error, CastdeckError):
-                log.warning("background work failed: %s", error)
-            else:
-                sys.excepthook(type(error), error, error.__traceback__)
 
-        task.add_done_callback(done)
+        task.add_done_callback(forget)
         return task
 
     @property
@@ -86,10 +104,6 @@ class TaskRunner:
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
 
-    def scope(self, owner: QObject) -> TaskScope:
-        """The tasks of ``owner``: started on this runner, cancelled when the owner goes away."""
-        return TaskScope(self, owner)
-
 
 class TaskScope(QObject):
     """The tasks one owner started. :meth:`close` (or the owner's destruction) cancels those still
@@ -99,10 +113,9 @@ class TaskScope(QObject):
     A scope is a Qt child of its owner, so the scopes of a window and of everything it owns are
     found the Qt way, by type (:func:`owned_scopes`), not by an attribute set on the owner."""
 
-    def __init__(self, runner: TaskRunner, owner: QObject) -> None:
+    def __init__(self, owner: QObject) -> None:
         super().__init__(owner)
         self.setObjectName("task scope")
-        self._runner = runner
         self._tasks: set[asyncio.Task[Any]] = set()
         self.closed = False
         owner.destroyed.connect(lambda *_: self.close())
@@ -114,7 +127,7 @@ class TaskScope(QObject):
         on_error: Callable[[CastdeckError], None] | None = None,
         name: str | None = None,
     ) -> asyncio.Task[T]:
-        task = self._runner.start(coro, on_error=on_error, name=name)
+        task = start_reported(coro, on_error=on_error, name=name)
         if self.closed:
             task.cancel()
             return task
@@ -144,5 +157,14 @@ def close_owned(root: QObject) -> None:
         scope.close()
 
 
-tasks = TaskRunner()
-"""The app's one runner (tests may build their own)."""
+
+async def end_owned(roots: Iterable[QObject]) -> None:
+    """Close the task scopes of ``roots`` and of everything they own, and wait for their work to
+    end (the app's quit: nothing a window started is left for the loop's close to destroy)."""
+    ending = []
+    for root in roots:
+        for scope in owned_scopes(root):
+            ending += scope.pending()
+            scope.close()
+    if ending:
+        await asyncio.gather(*ending, return_exceptions=True)

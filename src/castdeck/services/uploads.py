@@ -38,7 +38,6 @@ from castdeck.api.uploads import CHUNK_SIZE, discard_source
 from castdeck.store.uploads import UploadItem, UploadStore
 
 from .session import ConnectionState, Session
-from .tasks import tasks
 from .upload_files import MAX_DROP_FILES, scan_drop
 from .upload_progress import SpeedMeter, Transfer
 from .upload_transfer import MAX_FRESH_SLOTS, PUT_RETRY_DELAYS, Stopped, TransferSteps, describe_error
@@ -459,7 +458,7 @@ class UploadQueue(TransferSteps, QObject):
     # --- internals: tasks -----------------------------------------------------------------------------------
 
     def _spawn(self, coro: Coroutine[Any, Any, Any], *, name: str) -> asyncio.Task[Any]:
-        task = tasks.start(coro, name=name)
+        task = self._session.tasks.start(coro, name=name)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
@@ -489,7 +488,7 @@ class UploadQueue(TransferSteps, QObject):
             if len(self._running) >= self._concurrency:
                 return
             if item.state in ("queued", "completing") and item.id not in self._running:
-                task = tasks.start(self._work(item.id), name=f"upload {item.name}")
+                task = self._session.tasks.start(self._work(item.id), name=f"upload {item.name}")
                 self._running[item.id] = task
                 task.add_done_callback(functools.partial(self._worker_done, item.id))
 

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 from castdeck.api.errors import CastdeckError
 from castdeck.services.downloads import Downloads
 from castdeck.services.messages import error_text
-from castdeck.services.tasks import tasks
+from castdeck.services.tasks import TaskScope
 
 from .file_dialogs import use_folder
 from .widgets import alive
@@ -42,7 +42,7 @@ class DownloadSaver(QObject):
         super().__init__(parent)
         self._downloads = downloads
         self._parent = parent
-        self.work = tasks.scope(self)
+        self.work = TaskScope(self)
         self.dialog: QFileDialog | None = None
         """The open "Save the file" dialog (tests answer it)."""
 

@@ -22,7 +22,7 @@ from castdeck.api.errors import CastdeckError
 from castdeck.services import catalog, settings_later
 from castdeck.services.jobs import JobTracker
 from castdeck.services.session import ConnectionState, Session
-from castdeck.services.tasks import tasks
+from castdeck.services.tasks import TaskScope
 from castdeck.store.jobs import Job
 
 from .icons import icon
@@ -81,7 +81,7 @@ class FirstSteps(QFrame):
         self.started: set[str] = set()
         """Steps begun but not finished (a generation that runs): said, not ticked."""
         self._jobs: JobTracker | None = None
-        self._scope = tasks.scope(self)
+        self._scope = TaskScope(self)
         self._checking = False
         layout = QHBoxLayout(self)
         layout.setContentsMargins(10, 6, 6, 6)

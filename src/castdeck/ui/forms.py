@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 
 from castdeck.api.errors import ApiError, CastdeckError, InputValidationError
 from castdeck.api.models import FieldError, field_errors
-from castdeck.services.tasks import tasks
+from castdeck.services.tasks import TaskScope
 
 from .accessible import shows_value
 from .palette import tone
@@ -130,7 +130,7 @@ class FormDialog(FittedDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.work = tasks.scope(self)
+        self.work = TaskScope(self)
         self.setWindowTitle(title)
         self.setAccessibleName(title)
         self.setMinimumWidth(560)

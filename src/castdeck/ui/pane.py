@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
 from castdeck.api.errors import CastdeckError
 from castdeck.services.listing import ListFeed
 from castdeck.services.session import Session
-from castdeck.services.tasks import tasks
+from castdeck.services.tasks import TaskScope
 
 from .accessible import name_grips, shows_value
 from .cells import shown_count
@@ -85,7 +85,7 @@ class ResourcePane(QWidget):
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.work = tasks.scope(self)
+        self.work = TaskScope(self)
         """The pane's own work (reads, actions): ended when the pane closes (:func:`close_owned`)."""
         self.session = session
         self.setAccessibleName(self.title)

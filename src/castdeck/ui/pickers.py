@@ -19,7 +19,7 @@ from castdeck.api.models import Host, Podcast, Source
 from castdeck.services import catalog
 from castdeck.services.listing import ListFeed
 from castdeck.services.session import Session
-from castdeck.services.tasks import tasks
+from castdeck.services.tasks import TaskScope
 
 from .palette import tone
 
@@ -108,7 +108,7 @@ class CheckPicker(QWidget):
         layout.addWidget(self.search)
         layout.addWidget(self.list, 1)
         layout.addWidget(self.status)
-        self.work = tasks.scope(self)
+        self.work = TaskScope(self)
         self.loading: asyncio.Task[None] = self.work.start(self._load(feed), name=f"load {name}")
 
     async def _load(self, feed: ListFeed[Any]) -> None:
@@ -219,7 +219,7 @@ class ComboPicker(QComboBox):
         self.items: dict[str, Any] = {}
         self.addItem("Loading…", None)
         self.currentIndexChanged.connect(lambda _i: self.changed.emit())
-        self.work = tasks.scope(self)
+        self.work = TaskScope(self)
         self.loading: asyncio.Task[None] = self.work.start(self._load(feed), name=f"load {name}")
 
     async def _load(self, feed: ListFeed[Any]) -> None:

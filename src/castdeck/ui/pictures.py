@@ -27,7 +27,7 @@ from PySide6.QtGui import QImage, QPixmap
 from castdeck.api.errors import CastdeckError
 from castdeck.services.artwork import Artwork
 from castdeck.services.session import Session
-from castdeck.services.tasks import tasks
+from castdeck.services.tasks import TaskScope
 
 from .cover_delegate import decode_picture
 
@@ -54,7 +54,7 @@ class PictureBook(QObject):
         super().__init__(owner)
         self.session = session
         self.artwork = Artwork.of(session)
-        self.work = tasks.scope(self)  # a child of the owner: closing the owner closes it too
+        self.work = TaskScope(self)  # a child of the owner: closing the owner closes it too
         self._pixmaps: OrderedDict[Key, QPixmap] = OrderedDict()
         self._failures: dict[str, str] = {}
         self._queue: OrderedDict[Key, None] = OrderedDict()

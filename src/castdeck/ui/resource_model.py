@@ -28,7 +28,7 @@ from PySide6.QtCore import (
 
 from castdeck.api.errors import CastdeckError
 from castdeck.services.listing import ListFeed
-from castdeck.services.tasks import tasks
+from castdeck.services.tasks import TaskScope
 
 from .accessible import BLANK_CELL
 from .cells import format_time
@@ -130,7 +130,7 @@ class ResourceTableModel(QAbstractTableModel):
         self._ids: dict[str, int] = {}
         self._feed: ListFeed[Any] | None = None
         self._loading: asyncio.Task[None] | None = None
-        self.work = tasks.scope(self)
+        self.work = TaskScope(self)
         self._has_more = False
         self.offline = False
         self.cached_at: float | None = None
@@ -230,7 +230,7 @@ class ResourceTableModel(QAbstractTableModel):
         self._loading = None
         old = self._feed
         if old is not None:
-            tasks.start(old.close(), name="close feed")
+            old.close_later()
         self.beginResetModel()
         self._items, self._ids = [], {}
         self._feed = feed

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from castdeck.services.sandbox_process import SandboxError
-from castdeck.services.tasks import tasks
+from castdeck.services.tasks import TaskScope
 
 from .accessible import shows_value
 from .icons import icon
@@ -135,7 +135,7 @@ class WelcomeDialog(FittedDialog):
         self.setWindowTitle("Welcome to Castdeck")
         self.setAccessibleName("Welcome to Castdeck")
         self._start_sandbox = start_sandbox
-        self._scope = tasks.scope(self)
+        self._scope = TaskScope(self)
         self._starting: asyncio.Task[None] | None = None
         self.choice: str | None = None
         self.result_value: Any = None

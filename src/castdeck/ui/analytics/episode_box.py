@@ -14,7 +14,7 @@ from castdeck.api.errors import CastdeckError
 from castdeck.api.models import Episode
 from castdeck.services.analytics import Analytics, EpisodeFigures
 from castdeck.services.messages import error_text
-from castdeck.services.tasks import tasks
+from castdeck.services.tasks import TaskScope
 
 from ..accessible import set_value, shows_value
 from ..resource_model import format_time
@@ -35,7 +35,7 @@ ROWS = (
 class EpisodeAnalyticsBox(QWidget):
     def __init__(self, analytics: Analytics, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.work = tasks.scope(self)
+        self.work = TaskScope(self)
         self.analytics = analytics
         self.setAccessibleName("Episode analytics")
         self.episode_id: str | None = None

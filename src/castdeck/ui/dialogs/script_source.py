@@ -25,7 +25,7 @@ from castdeck.scripts import HostRef, analyze, read_structured, to_structured
 from castdeck.scripts.estimate import estimate_turns
 from castdeck.services.background import Background
 from castdeck.services.drafts import read_script_text
-from castdeck.services.tasks import tasks
+from castdeck.services.tasks import TaskScope
 from castdeck.store.script_files import ScriptFileError
 
 from ..file_dialogs import use_folder
@@ -54,7 +54,7 @@ class ScriptSource(QWidget):
         super().__init__(parent)
         self.background = background
         self.kind = kind
-        self.work = tasks.scope(self)
+        self.work = TaskScope(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.drafts = QComboBox(self)

@@ -22,7 +22,7 @@ from castdeck.api.models import Source
 from castdeck.api.models.limits import MAX_VOICEOVER_SOURCES, MAX_VOICEOVER_VISUALS
 from castdeck.services.background import Background
 from castdeck.services.session import Session
-from castdeck.services.tasks import tasks
+from castdeck.services.tasks import TaskScope
 from castdeck.services.uploads import UploadQueue
 from castdeck.store.jobs import Job
 from castdeck.store.uploads import UploadItem
@@ -57,7 +57,7 @@ class VisualDrop(QWidget):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.work = tasks.scope(self)
+        self.work = TaskScope(self)
         self.session = session
         self.background = background
         self.picker = picker

@@ -37,7 +37,7 @@ from castdeck.api.errors import CastdeckError
 from castdeck.services.background import Background
 from castdeck.services.outbox_names import job_kind_of
 from castdeck.services.paced import PacedWork
-from castdeck.services.tasks import tasks
+from castdeck.services.tasks import TaskScope
 from castdeck.store.jobs import Job
 from castdeck.store.kinds import MEDIA_KINDS, collection_of
 from castdeck.store.outbox import OutboxEntry
@@ -71,7 +71,7 @@ class JobsPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("jobs_panel")
         self.setAccessibleName("Jobs")
-        self.work = tasks.scope(self)
+        self.work = TaskScope(self)
         self.background: Background | None = None
         self.saver: DownloadSaver | None = None
         """Saves a finished file where the creator says (made for the bound session's downloads)."""

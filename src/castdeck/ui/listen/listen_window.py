@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 from castdeck.api.errors import CastdeckError
 from castdeck.api.models import Episode
 from castdeck.services.media_cache import EpisodeMedia, ListenMedia
-from castdeck.services.tasks import close_owned, tasks
+from castdeck.services.tasks import TaskScope, close_owned
 from castdeck.services.transcript_files import save_transcript
 
 from .. import multimedia
@@ -68,7 +68,7 @@ class ListenWindow(QWidget):
         self.setAccessibleName("Listen")
         self.resize(960, 680)
         self.media = media
-        self.work = tasks.scope(self)
+        self.work = TaskScope(self)
         self.episode: Episode | None = None
         self.loaded: ListenMedia | None = None
         self.file_dialog: QFileDialog | None = None
@@ -201,7 +201,7 @@ class ListenWindow(QWidget):
             self._loading.cancel()
         if self.work.closed:  # the window was closed and is opened again: a new scope in its place
             self.work.deleteLater()
-            self.work = tasks.scope(self)
+            self.work = TaskScope(self)
         if self.playback is not None:
             self.playback.stop()
         self.episode = episode

@@ -13,7 +13,7 @@ from castdeck.api.models.limits import (
     CREDITS_PER_VIDEO_CLIP,
 )
 from castdeck.services.session import Session
-from castdeck.services.tasks import tasks
+from castdeck.services.tasks import TaskScope
 
 from ..status import format_credits
 from ..widgets import Banner, display_text, heading_label
@@ -26,7 +26,7 @@ class AccountPane(QWidget):
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.work = tasks.scope(self)
+        self.work = TaskScope(self)
         self.session = session
         self.setAccessibleName("Account")
         outer = QVBoxLayout(self)

@@ -32,7 +32,7 @@ from castdeck.api.errors import CastdeckError
 from castdeck.services.analytics import Analytics, PodcastFigures
 from castdeck.services.analytics_export import APP_HEADER, EPISODE_HEADER, app_rows, episode_rows, write_csv
 from castdeck.services.session import Session
-from castdeck.services.tasks import tasks
+from castdeck.services.tasks import TaskScope
 
 from ..accessible import shows_value
 from ..analytics.bars import BarChart
@@ -72,7 +72,7 @@ class AnalyticsPane(QWidget):
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.work = tasks.scope(self)
+        self.work = TaskScope(self)
         self.session = session
         self.analytics = Analytics(session)
         self.figures: PodcastFigures | None = None

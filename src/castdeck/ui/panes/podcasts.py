@@ -15,7 +15,7 @@ from castdeck.api.models import Podcast
 from castdeck.services import catalog
 from castdeck.services.listing import ListFeed
 from castdeck.services.session import Session
-from castdeck.services.tasks import tasks
+from castdeck.services.tasks import TaskScope
 
 from ..dialogs.podcast_dialog import PodcastDialog
 from ..pane import link_label
@@ -48,7 +48,7 @@ class NameBook(QObject):
         self._label = label
         self.items: dict[str, dict[str, Any]] = {kind: {} for kind in feeds}
         self._loading: dict[str, asyncio.Task[None]] = {}
-        self.work = tasks.scope(self)  # the reads must not outlive the pane that shows their names
+        self.work = TaskScope(self)  # the reads must not outlive the pane that shows their names
 
     def load(self, kind: str) -> None:
         """Read ``kind`` unless it is read or being read."""

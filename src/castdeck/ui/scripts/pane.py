@@ -30,7 +30,7 @@ from castdeck.scripts import Analysis, HostRef, analyze, parse_text
 from castdeck.services.background import Background
 from castdeck.services.drafts import SCRIPT_SUFFIXES, derive_title
 from castdeck.services.session import Session
-from castdeck.services.tasks import close_owned, tasks
+from castdeck.services.tasks import TaskScope, close_owned
 from castdeck.store.drafts import Draft
 
 from ..accessible import name_grips, shows_value
@@ -65,7 +65,7 @@ class ScriptsPane(ScriptActions):
         self.background = background
         self.drafts = background.drafts
         self.scripts = background.scripts
-        self.work = tasks.scope(self)
+        self.work = TaskScope(self)
         self.hosts: list[HostRef] | None = None
         self.draft: Draft | None = None
         self.analysis: Analysis | None = None
