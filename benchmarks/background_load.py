@@ -56,8 +56,8 @@ from castdeck.services.background import Background  # noqa: E402
 from castdeck.services.collector import QuietCollector  # noqa: E402
 from castdeck.services.event_loop import new_event_loop  # noqa: E402
 from castdeck.services.profiles import Profile  # noqa: E402
+from castdeck.services.runtime import Runtime  # noqa: E402
 from castdeck.services.session import Session  # noqa: E402
-from castdeck.services.tasks import TaskRunner  # noqa: E402
 from castdeck.store.cache import Cache  # noqa: E402
 from castdeck.ui.listen.listen_window import ListenWindow  # noqa: E402
 from castdeck.ui.main_window import MainWindow  # noqa: E402
@@ -200,7 +200,7 @@ async def run(base_url: str, args: argparse.Namespace, work: Path, spoken: dict[
         Profile("bench", base_url, sandbox=True), DEMO_KEY, cache,
         client_factory=lambda url, key: Client(
             url, key, timeout=30.0, max_retries=2, http_transport=transport,
-        ), tasks=TaskRunner(),
+        ), runtime=Runtime.build(),
     )  # fmt: skip
     background = Background(session, work / "background")
     window = MainWindow(session, background, start_pane="Sources")

@@ -38,8 +38,8 @@ from castdeck.services.background import Background  # noqa: E402
 from castdeck.services.collector import QuietCollector  # noqa: E402
 from castdeck.services.event_loop import new_event_loop  # noqa: E402
 from castdeck.services.profiles import Profile  # noqa: E402
+from castdeck.services.runtime import Runtime  # noqa: E402
 from castdeck.services.session import Session  # noqa: E402
-from castdeck.services.tasks import TaskRunner  # noqa: E402
 from castdeck.store.cache import Cache  # noqa: E402
 from castdeck.ui.panes.episodes import EpisodesPane  # noqa: E402
 
@@ -283,7 +283,7 @@ async def bare_first_page(base_url: str) -> float:
 
 async def run(base_url: str, repeats: int, cache_dir: Path, view: str) -> None:
     cache = Cache(cache_dir / "cache.sqlite3")
-    session = Session(Profile("bench", base_url), DEMO_KEY, cache, tasks=TaskRunner())
+    session = Session(Profile("bench", base_url), DEMO_KEY, cache, runtime=Runtime.build())
     await session.start()
     background = Background(session, cache_dir / "background")
     background.start()

@@ -44,8 +44,8 @@ from castdeck.scripts.lines import classify_line  # noqa: E402
 from castdeck.services.background import Background  # noqa: E402
 from castdeck.services.event_loop import new_event_loop  # noqa: E402
 from castdeck.services.profiles import Profile  # noqa: E402
+from castdeck.services.runtime import Runtime  # noqa: E402
 from castdeck.services.session import Session  # noqa: E402
-from castdeck.services.tasks import TaskRunner  # noqa: E402
 from castdeck.store.cache import Cache  # noqa: E402
 from castdeck.ui.scripts.pane import ScriptsPane  # noqa: E402
 
@@ -147,7 +147,7 @@ async def run(keys: int, opens: int) -> None:
     assert not analysis.blocking("generate"), analysis.blocking("generate")[:3]
     folder = Path(tempfile.mkdtemp(prefix="castdeck-bench-"))
     cache = Cache(folder / "cache.sqlite3")
-    session = Session(Profile("Offline", "http://127.0.0.1:9"), "sk_bench", cache, tasks=TaskRunner())  # nothing listens: offline
+    session = Session(Profile("Offline", "http://127.0.0.1:9"), "sk_bench", cache, runtime=Runtime.build())  # nothing listens: offline
     background = Background(session, folder / "background")
     pane = ScriptsPane(session, background)
     pane.resize(1400, 900)

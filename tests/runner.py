@@ -1,8 +1,9 @@
 """The suite's task runner, and the work a test left running.
 
-The app builds one :class:`~castdeck.services.tasks.TaskRunner` and hands it to each session; the
-suite hands every app and session its tests build this one, :data:`RUNNER`, so the checks after
-each test (tests/conftest.py) see what the services left running. A widget's own work runs on its
+The app builds one :class:`~castdeck.services.runtime.Runtime` (its task runner and threads) and
+hands it to each session; the suite hands every app, session and drafts folder its tests build
+this one, :data:`RUNTIME`, so the checks after each test (tests/conftest.py) see what the
+services left running on its runner, :data:`RUNNER`. A widget's own work runs on its
 :class:`~castdeck.services.tasks.TaskScope`, found under the open top-level widgets.
 """
 
@@ -13,11 +14,13 @@ from typing import Any
 
 from PySide6.QtWidgets import QApplication
 
-from castdeck.services.tasks import TaskRunner, owned_scopes
+from castdeck.services.runtime import Runtime
+from castdeck.services.tasks import owned_scopes
 
-__all__ = ["RUNNER", "followers", "pending", "running"]
+__all__ = ["RUNNER", "RUNTIME", "followers", "pending", "running"]
 
-RUNNER = TaskRunner()
+RUNTIME = Runtime.build()
+RUNNER = RUNTIME.tasks
 
 
 def _widget_work() -> list[asyncio.Task[Any]]:

@@ -36,10 +36,11 @@ from castdeck.services.background import Background
 from castdeck.services.collector import QuietCollector
 from castdeck.services.event_loop import new_event_loop
 from castdeck.services.profiles import KeyStore, Profile, ProfileStore, environment_profile
+from castdeck.services.runtime import Runtime
 from castdeck.services.sandbox_process import SANDBOX_KEY, SandboxError, SandboxProcess
 from castdeck.services.session import Session
 from castdeck.services.start_choice import SANDBOX_PROFILE, STARTUP_PROBE, start_choice, start_pane
-from castdeck.services.tasks import TaskRunner, end_owned, owned_scopes
+from castdeck.services.tasks import end_owned, owned_scopes
 from castdeck.startup import RESOURCES, build_parser, user_data_dir
 from castdeck.store.cache import Cache
 from castdeck.store.sqlite import StoreError
@@ -103,16 +104,18 @@ class CastdeckApp:
         client_factory: Callable[[str, str], Client] | None = None,
         early: EarlyWindow | None = None,
         clock: Clock = SYSTEM_CLOCK,
-        tasks: TaskRunner | None = None,
+        runtime: Runtime | None = None,
     ) -> None:
         """``client_factory(base_url, api_key)`` makes each session's client (the default: the
         client with its usual timeouts and retries). ``early``: the early window already shown
         (:mod:`castdeck.startup`), which the real window replaces once its list has rows.
         ``clock``: the sessions' time (a factory's clients should be given the same one).
-        ``tasks``: where the app's services start their work (a new runner unless given; the
-        suite hands every app and session it builds the one it watches)."""
+        ``runtime``: where the app's work runs (its task runner and threads): built here unless
+        given (the suite hands every app and session it builds the one it watches)."""
         self.args = args
-        self.tasks = tasks if tasks is not None else TaskRunner()
+        self.runtime = runtime if runtime is not None else Runtime.build()
+        self._own_runtime = runtime is None
+        self.tasks = self.runtime.tasks
         self.data_dir = data_dir
         self.client_factory = client_factory
         self.clock = clock
@@ -297,7 +300,7 @@ class CastdeckApp:
             connection.profile,
             connection.api_key,
             self.cache,
-            tasks=self.tasks,
+            runtime=self.runtime,
             client_factory=self.client_factory,
             clock=self.clock,
         )
@@ -442,6 +445,8 @@ class CastdeckApp:
         if self.cache is not None:
             self.cache.close()
         await asyncio.to_thread(settings_later.flush)  # the settings last changed, on disk before the exit
+        if self._own_runtime:
+            await asyncio.to_thread(self.runtime.close)  # its threads end once their last work is done
 
 
 def _excepthook(kind: type[BaseException], error: BaseException, tb: TracebackType | None) -> None:

@@ -31,7 +31,7 @@ from castdeck.store.cache import Cache
 from tests import runner as work
 from tests.conftest import CLOSED_WITH_THE_SESSION, DEMO_KEY, LEFTOVERS, RunningSandbox
 from tests.helpers import Line
-from tests.runner import RUNNER
+from tests.runner import RUNTIME
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 
@@ -107,7 +107,7 @@ def cache(tmp_path: Path) -> Iterator[Cache]:
 
 async def open_session(base_url: str, cache: Cache, *, name: str = "Sandbox", key: str = DEMO_KEY,
                        sandbox: bool = True, clock: Clock = SYSTEM_CLOCK) -> Session:  # fmt: skip
-    session = Session(Profile(name, base_url, sandbox=sandbox), key, cache, tasks=RUNNER, clock=clock)
+    session = Session(Profile(name, base_url, sandbox=sandbox), key, cache, runtime=RUNTIME, clock=clock)
     await session.start()
     return session
 

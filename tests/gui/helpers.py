@@ -35,7 +35,7 @@ from castdeck.store.cache import Cache
 from castdeck.ui.panes.episodes import EpisodesPane
 from tests.conftest import DEMO_KEY
 from tests.gui.conftest import until
-from tests.runner import RUNNER
+from tests.runner import RUNTIME
 
 
 async def session_through(
@@ -50,7 +50,7 @@ async def session_through(
     through ``transport``; the client's own retries are off, so every resend is the app's under test.
     ``clock``: the session's and its client's time (a test's own, to move it forward)."""
     session = Session(
-        Profile("Sandbox", base_url, sandbox=True), DEMO_KEY, cache, tasks=RUNNER, clock=clock,
+        Profile("Sandbox", base_url, sandbox=True), DEMO_KEY, cache, runtime=RUNTIME, clock=clock,
         client_factory=lambda url, key: Client(
             url, key, timeout=20.0, max_retries=0, http_transport=transport,
             signed_transport=transport if signed_too else None, clock=clock,

@@ -20,7 +20,7 @@ from castdeck.services.session import ConnectionState
 from castdeck.ui.connect_dialog import ConnectDialog
 from tests.conftest import DEMO_KEY, OTHER_KEY, RunningSandbox
 from tests.gui.conftest import until
-from tests.runner import RUNNER
+from tests.runner import RUNNER, RUNTIME
 
 
 @pytest.mark.asyncio
@@ -28,7 +28,7 @@ async def test_sandbox_window_crash_and_restart(qtbot: QtBot, tmp_path: Path, sh
     args: argparse.Namespace = build_parser().parse_args(
         ["--sandbox", "--data", str(tmp_path / "sb"), "--speed", "50"]
     )
-    app = CastdeckApp(args, tmp_path / "data", tasks=RUNNER)
+    app = CastdeckApp(args, tmp_path / "data", runtime=RUNTIME)
     try:
         assert await app.open()
         window = app.window
@@ -67,7 +67,7 @@ async def test_environment_profile_then_switch_to_another_profile(
 ) -> None:
     monkeypatch.setenv("CASTDECK_BASE_URL", sandbox.base_url)
     monkeypatch.setenv("CASTDECK_API_KEY", DEMO_KEY)
-    app = CastdeckApp(build_parser().parse_args([]), tmp_path / "data", tasks=RUNNER)
+    app = CastdeckApp(build_parser().parse_args([]), tmp_path / "data", runtime=RUNTIME)
     try:
         assert await app.open()
         window = app.window
@@ -114,7 +114,7 @@ async def test_a_data_file_from_a_newer_castdeck_is_refused_in_words_and_left_un
         db.commit()
     before = newer.read_bytes()
 
-    app = CastdeckApp(build_parser().parse_args([]), tmp_path / "data", tasks=RUNNER)
+    app = CastdeckApp(build_parser().parse_args([]), tmp_path / "data", runtime=RUNTIME)
     starting = RUNNER.start(app.start(), name="start the app")
     box = await until(lambda: QApplication.activeModalWidget())
     assert isinstance(box, QMessageBox) and box.windowTitle() == STORE_PROBLEM_TITLE

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
 
 from castdeck.api.models import Episode, Podcast
-from castdeck.services.artwork import Artwork
 from castdeck.services.background import Background
 from castdeck.services.session import Session
 from castdeck.ui.cover_delegate import placeholder_color
@@ -62,8 +61,8 @@ async def test_a_podcast_cover_loads_in_the_details_and_for_the_list(
     await until(lambda: pane.picture(podcast, QSize(36, 36)) is not None, timeout=60)
     small = pane.picture(podcast, QSize(36, 36))
     assert small is not None and (small.width(), small.height()) == (36, 36)
-    assert Artwork.of(session).fetches >= 1
-    kept = await Artwork.of(session).kept(podcast.image_url or "")
+    assert session.artwork.fetches >= 1
+    kept = await session.artwork.kept(podcast.image_url or "")
     assert kept is not None and kept.stat().st_size > 1000
     shot(pane, "artwork-podcast-details")
     await quiet()

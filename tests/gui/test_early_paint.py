@@ -43,7 +43,7 @@ from tests.conftest import DEMO_KEY, RunningSandbox, wait_for
 from tests.gui.accessibility import problems
 from tests.gui.conftest import ARTIFACTS, until
 from tests.gui.helpers import dark_palette
-from tests.runner import RUNNER
+from tests.runner import RUNNER, RUNTIME
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -88,7 +88,7 @@ async def fill_the_cache(data: Path, args: argparse.Namespace | None = None) -> 
     """A first start: the Episodes list and its podcasts' names are read (and cached) once no
     episode is generating any more; the window is closed as the user closes it (its place and size
     are kept). Returns the rows it showed."""
-    app = CastdeckApp(args or plain(), data, tasks=RUNNER)
+    app = CastdeckApp(args or plain(), data, runtime=RUNTIME)
     try:
         assert await app.open()
         assert app.window is not None
@@ -133,7 +133,7 @@ async def test_the_early_window_shows_the_cached_rows_then_the_real_window_takes
         assert early.sidebar.currentItem().text() == "Episodes"
         shot(early, "early-window")
 
-        app = CastdeckApp(plain(), data, early=early, tasks=RUNNER)
+        app = CastdeckApp(plain(), data, early=early, runtime=RUNTIME)
         try:
             assert await app.open()
             window = app.window
@@ -202,7 +202,7 @@ async def looks_alike(qtbot: QtBot, data: Path, args: argparse.Namespace, palett
             assert early.images  # the covers kept by the first start, decoded and shown
             early_picture = early.grab()
             early_top = above_the_status_bar(early_picture, early)
-            app = CastdeckApp(args, data, early=early, tasks=RUNNER)
+            app = CastdeckApp(args, data, early=early, runtime=RUNTIME)
             try:
                 assert await app.open()
                 window = app.window
@@ -268,7 +268,7 @@ async def test_closing_the_early_window_ends_the_app_before_it_opens(
     early = early_with_a_cached_list(tmp_path, monkeypatch)
     early.show_busy()
     await until(lambda: early.first_painted)
-    app = CastdeckApp(plain(), tmp_path / "data", early=early, tasks=RUNNER)
+    app = CastdeckApp(plain(), tmp_path / "data", early=early, runtime=RUNTIME)
     early.close()  # the window's close button, while the rest of the app loads
     assert early.close_requested and not early.isVisible()
     assert await app.open() is False
@@ -289,7 +289,7 @@ async def test_a_dialog_that_comes_first_closes_the_early_window(
     early = early_with_a_cached_list(tmp_path, monkeypatch, profile="Studio")
     early.show_busy()
     await until(lambda: early.first_painted)
-    app = CastdeckApp(plain(), tmp_path / "data", early=early, tasks=RUNNER)
+    app = CastdeckApp(plain(), tmp_path / "data", early=early, runtime=RUNTIME)
     task = RUNNER.start(app.open(), name="open the app")
     dialog = await until(lambda: QApplication.activeModalWidget())
     assert isinstance(dialog, ConnectDialog)
@@ -336,7 +336,7 @@ async def test_without_a_cache_the_app_starts_as_before(
     data = tmp_path / "data"
     assert early_window(plain(), data) is None
     assert not (data / "cache.sqlite3").exists()  # looking did not make one
-    app = CastdeckApp(plain(), data, tasks=RUNNER)
+    app = CastdeckApp(plain(), data, runtime=RUNTIME)
     try:
         assert await app.open()
         assert app.window is not None and app.window.isVisible()  # shown at once, as before

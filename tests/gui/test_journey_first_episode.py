@@ -44,7 +44,7 @@ from tests.gui.journey import (
 from tests.gui.listen_helpers import loaded
 from tests.gui.test_listen import listen_button
 from tests.gui.test_welcome import arguments, first_screen, no_connection_in_the_environment
-from tests.runner import RUNNER
+from tests.runner import RUNTIME
 
 __all__ = ["no_connection_in_the_environment"]  # the fixture, used here as in test_welcome
 
@@ -110,7 +110,7 @@ def labels(widget: QWidget) -> list[str]:
 
 @pytest.mark.asyncio
 async def test_first_run_to_the_first_episode_published(qtbot: QtBot, tmp_path: Path, shot: Any) -> None:
-    app = CastdeckApp(arguments(tmp_path), tmp_path / "data", tasks=RUNNER)
+    app = CastdeckApp(arguments(tmp_path), tmp_path / "data", runtime=RUNTIME)
     try:
         # the welcome: the sandbox in one click
         welcome = await first_screen(app)

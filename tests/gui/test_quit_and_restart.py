@@ -20,7 +20,7 @@ from castdeck.services.uploads import CONCURRENCY_KEY
 from tests.gui.conftest import until
 from tests.gui.helpers import drop_on
 from tests.helpers import FastClock, Line
-from tests.runner import RUNNER
+from tests.runner import RUNTIME
 
 DOCUMENTS = 4
 MIB = 24
@@ -51,7 +51,7 @@ async def start_app(
             return Client(url, key, timeout=20.0, max_retries=2, clock=clock)
         return Client(url, key, timeout=20.0, http_transport=line, signed_transport=line, clock=clock)
 
-    app = CastdeckApp(args, data, client_factory=factory, clock=clock, tasks=RUNNER)
+    app = CastdeckApp(args, data, client_factory=factory, clock=clock, runtime=RUNTIME)
     assert await app.open()
     assert app.window is not None and app.session is not None and app.background is not None
     qtbot.addWidget(app.window)

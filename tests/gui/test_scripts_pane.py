@@ -21,7 +21,7 @@ from castdeck.ui.scripts.dialogs import HistoryDialog, MappingDialog, RenameDial
 from castdeck.ui.scripts.pane import ScriptsPane
 from tests.gui.conftest import OnLine, answer_confirmation, quiet, until
 from tests.gui.helpers import drop_on, new_podcast
-from tests.runner import RUNNER
+from tests.runner import RUNTIME
 
 SCRIPT = """Title: Slack water
 # The tide turns
@@ -420,7 +420,7 @@ async def test_writing_with_no_service_reachable_at_all(qtbot: QtBot, cache, tmp
     """The app started with no service: drafts, checks and estimates work, against the last known balance."""
     from castdeck.services.profiles import Profile
 
-    session = Session(Profile("Nowhere", "http://127.0.0.1:9"), "sk_nowhere", cache, tasks=RUNNER)  # nothing listens there
+    session = Session(Profile("Nowhere", "http://127.0.0.1:9"), "sk_nowhere", cache, runtime=RUNTIME)  # nothing listens there
     cache.put("Nowhere", "account", {"id": "balance", "balance": 1234.0})
     background = Background(session, tmp_path / "background")
     try:

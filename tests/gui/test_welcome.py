@@ -25,7 +25,7 @@ from castdeck.ui.welcome import WELCOME_DONE, WelcomeDialog
 from tests.conftest import DEMO_KEY, RunningSandbox
 from tests.gui.conftest import open_session, quiet, settle, until
 from tests.gui.helpers import dark_palette
-from tests.runner import RUNNER
+from tests.runner import RUNNER, RUNTIME
 
 PROMPT = "Why lighthouses were painted in stripes, told by two keepers over a cup of tea."
 
@@ -66,7 +66,7 @@ def tab_order(dialog: QWidget, start: QWidget) -> list[str]:
 async def test_first_run_sandbox_in_one_click_then_first_steps_and_neither_comes_back(
     qtbot: QtBot, tmp_path: Path, shot
 ) -> None:
-    app = CastdeckApp(arguments(tmp_path), tmp_path / "data", tasks=RUNNER)
+    app = CastdeckApp(arguments(tmp_path), tmp_path / "data", runtime=RUNTIME)
     try:
         dialog = await first_screen(app)
         assert isinstance(dialog, WelcomeDialog)
@@ -138,7 +138,7 @@ async def test_first_run_sandbox_in_one_click_then_first_steps_and_neither_comes
         await app.shutdown()
 
     # the next start: no welcome and no guide; the sandbox chosen the first time opens again
-    again = CastdeckApp(arguments(tmp_path), tmp_path / "data", tasks=RUNNER)
+    again = CastdeckApp(arguments(tmp_path), tmp_path / "data", runtime=RUNTIME)
     try:
         shown = await first_screen(again)
         assert shown is again.window and again.window is not None
@@ -157,7 +157,7 @@ async def test_first_run_sandbox_in_one_click_then_first_steps_and_neither_comes
 async def test_connect_my_account_opens_the_connect_dialog_and_not_now_ends_for_good(
     qtbot: QtBot, tmp_path: Path
 ) -> None:
-    app = CastdeckApp(arguments(tmp_path), tmp_path / "data", tasks=RUNNER)
+    app = CastdeckApp(arguments(tmp_path), tmp_path / "data", runtime=RUNTIME)
     opening = RUNNER.start(app.open(), name="open the app")
     welcome = await until(lambda: QApplication.activeModalWidget())
     assert isinstance(welcome, WelcomeDialog)
@@ -173,7 +173,7 @@ async def test_connect_my_account_opens_the_connect_dialog_and_not_now_ends_for_
     await app.shutdown()
 
     # the next start asks how to connect as before: the welcome does not come back
-    again = CastdeckApp(arguments(tmp_path), tmp_path / "data", tasks=RUNNER)
+    again = CastdeckApp(arguments(tmp_path), tmp_path / "data", runtime=RUNTIME)
     opening = RUNNER.start(again.open(), name="open the app again")
     shown = await until(lambda: QApplication.activeModalWidget())
     assert isinstance(shown, ConnectDialog)
@@ -184,7 +184,7 @@ async def test_connect_my_account_opens_the_connect_dialog_and_not_now_ends_for_
 
 @pytest.mark.asyncio
 async def test_not_now_while_the_sandbox_starts_stops_it(qtbot: QtBot, tmp_path: Path) -> None:
-    app = CastdeckApp(arguments(tmp_path), tmp_path / "data", tasks=RUNNER)
+    app = CastdeckApp(arguments(tmp_path), tmp_path / "data", runtime=RUNTIME)
     opening = RUNNER.start(app.open(), name="open the app")
     welcome = await until(lambda: QApplication.activeModalWidget())
     assert isinstance(welcome, WelcomeDialog)
@@ -210,7 +210,7 @@ async def test_the_welcome_never_shows_when_a_connection_is_known(
     elif how == "environment":
         monkeypatch.setenv("CASTDECK_BASE_URL", sandbox.base_url)
         monkeypatch.setenv("CASTDECK_API_KEY", DEMO_KEY)
-    app = CastdeckApp(arguments(tmp_path, *(["--sandbox"] if how == "--sandbox" else [])), tmp_path / "data", tasks=RUNNER)
+    app = CastdeckApp(arguments(tmp_path, *(["--sandbox"] if how == "--sandbox" else [])), tmp_path / "data", runtime=RUNTIME)
     try:
         shown = await first_screen(app)
         assert shown is app.window and app.window is not None
@@ -226,7 +226,7 @@ async def test_the_welcome_never_shows_when_a_connection_is_known(
 async def test_a_profile_named_on_the_command_line_is_asked_for_not_welcomed(
     qtbot: QtBot, tmp_path: Path
 ) -> None:
-    app = CastdeckApp(arguments(tmp_path, "--profile", "Studio"), tmp_path / "data", tasks=RUNNER)  # not saved here
+    app = CastdeckApp(arguments(tmp_path, "--profile", "Studio"), tmp_path / "data", runtime=RUNTIME)  # not saved here
     opening = RUNNER.start(app.open(), name="open the app")
     shown = await until(lambda: QApplication.activeModalWidget())
     assert isinstance(shown, ConnectDialog)
@@ -241,7 +241,7 @@ async def test_a_sandbox_that_cannot_start_is_said_in_the_welcome_and_the_choice
     qtbot: QtBot, tmp_path: Path, shot
 ) -> None:
     (tmp_path / "sb").write_text("a file where the sandbox's data folder should be")
-    app = CastdeckApp(arguments(tmp_path), tmp_path / "data", tasks=RUNNER)
+    app = CastdeckApp(arguments(tmp_path), tmp_path / "data", runtime=RUNTIME)
     qt = QApplication.instance()
     assert isinstance(qt, QApplication)
     light = qt.palette()

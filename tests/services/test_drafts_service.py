@@ -15,7 +15,7 @@ from castdeck.services import drafts as drafts_module
 from castdeck.services.drafts import Drafts, FileChangedError
 from castdeck.store.script_files import ScriptFileError
 from tests.gui.conftest import until
-from tests.runner import RUNNER
+from tests.runner import RUNTIME
 
 
 class Monotonic:
@@ -28,7 +28,7 @@ class Monotonic:
 
 @pytest_asyncio.fixture
 async def drafts(tmp_path: Path) -> AsyncIterator[Drafts]:
-    opened = Drafts(tmp_path / "drafts", tasks=RUNNER)
+    opened = Drafts(tmp_path / "drafts", runtime=RUNTIME)
     yield opened
     await opened.close()
 
@@ -62,22 +62,22 @@ async def test_changes_are_saved_by_themselves_within_the_promise(
 
 @pytest.mark.asyncio
 async def test_a_run_that_never_ended_is_offered_at_the_next_start(tmp_path: Path) -> None:
-    first = Drafts(tmp_path / "drafts", tasks=RUNNER)
+    first = Drafts(tmp_path / "drafts", runtime=RUNTIME)
     draft = await first.create("[Alex]\nHi.\n")
     await first.set_open(draft.id)
     edit(first, draft.id, "[Alex]\nHi, typed just before the crash.\n")
     await first.flush()
     # the next start: the first run's process is gone (it never closed)
-    second = Drafts(tmp_path / "drafts", alive=lambda pid: False, tasks=RUNNER)
+    second = Drafts(tmp_path / "drafts", alive=lambda pid: False, runtime=RUNTIME)
     assert [(r.draft_id, r.title) for r in second.recovered] == [(draft.id, "T")]
     recovered = await second.get(draft.id)
     assert recovered is not None and recovered.text == "[Alex]\nHi, typed just before the crash.\n"
     # offered once: the run is settled now
-    third = Drafts(tmp_path / "drafts", alive=lambda pid: False, tasks=RUNNER)
+    third = Drafts(tmp_path / "drafts", alive=lambda pid: False, runtime=RUNTIME)
     assert third.recovered == []
     # a run that closed is never offered, nor one whose process still runs
     await first.close()
-    fourth = Drafts(tmp_path / "drafts", alive=lambda pid: True, tasks=RUNNER)
+    fourth = Drafts(tmp_path / "drafts", alive=lambda pid: True, runtime=RUNTIME)
     assert fourth.recovered == []
     for opened in (second, third, fourth):
         await opened.close()

@@ -24,7 +24,7 @@ from castdeck.store.jobs import JobStore
 from tests.conftest import DEMO_KEY, RunningSandbox
 from tests.gui.conftest import settle, until
 from tests.helpers import FastClock
-from tests.runner import RUNNER
+from tests.runner import RUNTIME
 from tests.tls import SHARED_TLS
 
 FAIL = "[sandbox:fail]"
@@ -94,7 +94,7 @@ async def counting_session(base_url: str, cache: Cache) -> tuple[Session, Counti
         Profile("Sandbox", base_url, sandbox=True),
         DEMO_KEY,
         cache,
-        tasks=RUNNER,
+        runtime=RUNTIME,
         clock=counter.clock,
         client_factory=lambda url, key: Client(
             url, key, max_retries=0, http_transport=counter, clock=counter.clock

@@ -123,3 +123,53 @@ def test_the_import_contract_catches_a_widget_that_calls_the_client(tmp_path: Pa
         "from castdeck.api.models import Host\nfrom castdeck.api import Client\n", encoding="utf-8"
     )
     assert _names_imported(widget) == [("castdeck.api.models", "Host", 1), ("castdeck.api", "Client", 2)]
+
+
+RUNTIME_PIECES = {"ThreadPoolExecutor", "ProcessPoolExecutor", "QThreadPool", "TaskRunner", "Runtime"}
+"""What the composition root builds (castdeck.services.runtime) and hands in: never a module's own."""
+REGISTRIES = {"WeakKeyDictionary", "WeakValueDictionary"}
+"""A registry keyed by the objects it serves (the ``Artwork.of(session)`` that was removed)."""
+
+
+def _module_state(path: Path) -> list[str]:
+    """Where a module (or a class, for all its instances) builds a runtime piece or a registry of its own."""
+    import ast
+
+    found = []
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    scopes: list[ast.AST] = [tree, *(node for node in tree.body if isinstance(node, ast.ClassDef))]
+    for scope in scopes:
+        for node in scope.body:  # type: ignore[attr-defined]
+            value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+            if not isinstance(value, ast.Call):
+                continue
+            called = value.func.attr if isinstance(value.func, ast.Attribute) else getattr(value.func, "id", "")
+            if called in RUNTIME_PIECES | REGISTRIES:
+                found.append(f"{path}:{node.lineno} builds a {called} of its own")
+    return found
+
+
+def test_no_module_builds_runtime_pieces_of_its_own() -> None:
+    """One composition root: the app builds the task runner and the threads (``Runtime.build``) and
+    hands them in; no module or class keeps a pool, a runner or a registry of its own."""
+    offenders = []
+    for path in sorted((ROOT / "src" / "castdeck").rglob("*.py")):
+        if "sandbox" in path.relative_to(ROOT / "src" / "castdeck").parts:
+            continue  # the embedded service is its own program
+        offenders += [found.replace(str(path), str(path.relative_to(ROOT))) for found in _module_state(path)]
+    assert offenders == []
+
+
+def test_the_runtime_rule_catches_a_module_pool_and_a_class_registry(tmp_path: Path) -> None:
+    module = tmp_path / "pictures.py"
+    module.write_text(
+        "import weakref\nfrom concurrent.futures import ThreadPoolExecutor\n"
+        "_decoder = ThreadPoolExecutor(max_workers=2)\n"
+        "class Artwork:\n    _of = weakref.WeakKeyDictionary()\n"
+        "    def __init__(self):\n        self.pool = ThreadPoolExecutor()\n",
+        encoding="utf-8",
+    )
+    assert _module_state(module) == [
+        f"{module}:3 builds a ThreadPoolExecutor of its own",
+        f"{module}:5 builds a WeakKeyDictionary of its own",
+    ]

@@ -2,7 +2,7 @@
 
 The address is signed: it is fetched with the transport's credential-free client (the API key
 never goes there, redirects included), not bounded by the JSON size cap, written to a temporary
-file beside the target on a shared disk pool and renamed into place once complete, so a broken
+file beside the target on the transport's download pool and renamed into place once complete, so a broken
 download leaves nothing half-written.
 """
 
@@ -13,7 +13,6 @@ import inspect
 import os
 import uuid
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -34,11 +33,6 @@ DOWNLOAD_CHUNK = 2 * 1024 * 1024
 DownloadProgress = Callable[[int, int | None], Any]
 
 
-_download_disk = ThreadPoolExecutor(max_workers=4, thread_name_prefix="castdeck-download")
-"""Where downloads write (each download awaits its own writes in order): one pool for all, where a
-thread per download made four hundred threads for four hundred covers."""
-
-
 async def download_to(
     transport: Transport,
     url: str,
@@ -56,7 +50,7 @@ async def download_to(
     dest = Path(dest)
     client = await transport.ready_signed_client()
     partial = dest.with_name(f".{dest.name}.{uuid.uuid4().hex[:8]}.part")
-    executor = _download_disk
+    executor = transport.download_disk
     handle: IO[bytes] | None = None
     done = False
 

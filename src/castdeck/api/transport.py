@@ -13,6 +13,7 @@ import ipaddress
 import json
 import uuid
 from collections.abc import AsyncIterable, AsyncIterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -176,6 +177,7 @@ class Transport:
         self._signed_transport = signed_transport
         self._bare: httpx.AsyncClient | None = None
         self._making: asyncio.Future[httpx.AsyncClient] | None = None
+        self._download_disk: ThreadPoolExecutor | None = None
         self.last_request_id: str | None = None
         self.closed = False
         """Set by :meth:`aclose`: a request that loses its connection then is not tried again."""
@@ -198,6 +200,15 @@ class Transport:
         if self._bare is None:
             self._bare = self._new_signed_client()
         return self._bare
+
+    @property
+    def download_disk(self) -> ThreadPoolExecutor:
+        """Where this client's downloads write (each download awaits its own writes in order): one
+        pool for all of them, made on the first, where a thread per download made four hundred
+        threads for four hundred covers. Its threads end when the transport is gone."""
+        if self._download_disk is None:
+            self._download_disk = ThreadPoolExecutor(max_workers=4, thread_name_prefix="castdeck-download")
+        return self._download_disk
 
     def _new_signed_client(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(

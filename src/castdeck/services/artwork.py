@@ -16,18 +16,17 @@ import asyncio
 import contextlib
 import logging
 import os
-import tempfile
-import weakref
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from castdeck.api import APIConnectionError, ApiError, CastdeckError
 from castdeck.api.downloads import download_to
 from castdeck.store.lru import over_cap
-from castdeck.store.picture_files import picture_key, pictures_dir
+from castdeck.store.picture_files import picture_key
 
-from .session import Session
+if TYPE_CHECKING:
+    from .session import Session
 
 __all__ = ["Artwork", "PictureUnavailable", "picture_key", "sniff_picture"]
 
@@ -65,9 +64,8 @@ def _web_address(url: str) -> bool:
 
 
 class Artwork:
-    """The pictures of one session, kept in ``root`` (least recently used removed past ``cap``)."""
-
-    _of: ClassVar[weakref.WeakKeyDictionary[Session, Artwork]] = weakref.WeakKeyDictionary()
+    """The pictures of one session (``session.artwork``), kept in ``root`` (least recently used
+    removed past ``cap``)."""
 
     def __init__(self, session: Session, root: Path, cap_bytes: int = DEFAULT_CAP_BYTES) -> None:
         self.session = session
@@ -77,19 +75,6 @@ class Artwork:
         self.fetches = 0
         """Pictures fetched from the service (tests count them)."""
         self._kept = 0
-
-    @classmethod
-    def of(cls, session: Session) -> Artwork:
-        """The session's pictures, kept beside its cache file (``media/pictures``)."""
-        found = cls._of.get(session)
-        if found is None:
-            base = (
-                session.cache.path.parent
-                if session.cache.path is not None
-                else Path(tempfile.gettempdir()) / "castdeck"
-            )
-            found = cls._of[session] = cls(session, pictures_dir(base))
-        return found
 
     def _path(self, url: str) -> Path:
         return self.root / picture_key(url)

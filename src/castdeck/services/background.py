@@ -65,7 +65,7 @@ class Background(QObject):
         data_dir.mkdir(parents=True, exist_ok=True)
         self.store = BackgroundStore(data_dir / "background.sqlite3", legacy_dir=data_dir)
         try:
-            self.drafts = Drafts(drafts_dir or data_dir.parent / "drafts", tasks=session.tasks, parent=self)
+            self.drafts = Drafts(drafts_dir or data_dir.parent / "drafts", runtime=session.runtime, parent=self)
         except BaseException:
             self.store.close()
             raise
@@ -132,7 +132,6 @@ class Background(QObject):
         await self.outbox.close()
         await self.publisher.close()
         await self.jobs.close()
-        self.media.close()
         await self.media_files.close()
         self.upload_store.close()
         self.store.close()

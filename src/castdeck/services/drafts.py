@@ -26,7 +26,6 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -44,7 +43,7 @@ from castdeck.store.script_files import (
     write_script_file,
 )
 
-from .tasks import TaskRunner
+from .runtime import Runtime, run_on
 
 __all__ = [
     "AUTOSAVE_IDLE",
@@ -150,7 +149,7 @@ class Drafts(QObject):
         self,
         folder: Path,
         *,
-        tasks: TaskRunner,
+        runtime: Runtime,
         alive: Callable[[int], bool] = process_alive,
         idle: float = AUTOSAVE_IDLE,
         longest: float = AUTOSAVE_MAX,
@@ -158,10 +157,10 @@ class Drafts(QObject):
     ) -> None:
         super().__init__(parent)
         self.folder = folder
-        self._runner = tasks
+        self._runtime = runtime
+        self._runner = runtime.tasks
         """Where the autosaves run (the app's one runner)."""
         self.store = DraftStore(folder / "drafts.sqlite3")
-        self._disk = ThreadPoolExecutor(max_workers=1, thread_name_prefix="castdeck-drafts")
         self.idle, self.longest = idle, longest
         self.run_id = self.store.begin_run(os.getpid())
         self.recovered: list[Recovered] = self._find_recovered(alive)
@@ -204,7 +203,7 @@ class Drafts(QObject):
     # --- on the drafts thread ------------------------------------------------------------------------------
 
     async def _on_disk(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._disk, fn, *args)
+        return await run_on(self._runtime.disk, fn, *args)
 
     async def list_drafts(self) -> list[Draft]:
         return await self._on_disk(self.store.list_drafts)
@@ -436,5 +435,4 @@ class Drafts(QObject):
         self._closed = True
         self._timer.stop()
         await self._on_disk(self.store.end_run, self.run_id)
-        self._disk.shutdown(wait=True)
         self.store.close()

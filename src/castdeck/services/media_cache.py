@@ -10,10 +10,8 @@ the UI thread never waits for it.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -24,6 +22,7 @@ from castdeck.api.models import Episode
 from castdeck.store.media_cache import DEFAULT_CAP_BYTES, CachedEpisode, MediaCacheStore, audio_key
 from castdeck.transcript import Transcript, normalise
 
+from .runtime import run_on
 from .session import Session
 
 __all__ = ["EpisodeMedia", "ListenMedia", "MediaUnavailable"]
@@ -54,19 +53,15 @@ class EpisodeMedia:
     def __init__(self, session: Session, root: Path, cap_bytes: int = DEFAULT_CAP_BYTES) -> None:
         self.session = session
         self.store = MediaCacheStore(root, cap_bytes)
-        self._disk = ThreadPoolExecutor(max_workers=1, thread_name_prefix="castdeck-media")
         self.downloads = 0
         """Audio downloads started (tests and the benchmark count them)."""
-
-    def close(self) -> None:
-        self._disk.shutdown(wait=False, cancel_futures=True)
 
     @property
     def profile(self) -> str:
         return f"{self.session.profile.name}|{self.session.profile.base_url}"
 
     async def _on_disk(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._disk, fn, *args)
+        return await run_on(self.session.runtime.files, fn, *args)
 
     async def cached(self, episode_id: str) -> CachedEpisode | None:
         return await self._on_disk(lambda: self.store.get(self.profile, episode_id, touch=False))

@@ -24,7 +24,6 @@ import hashlib
 import logging
 import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -36,6 +35,7 @@ from castdeck.store.media_cache import DEFAULT_CAP_BYTES, CachedEpisode, MediaCa
 
 from .downloads import Downloads
 from .media_cache import STALE_ADDRESS
+from .runtime import run_on
 from .session import Session
 
 __all__ = [
@@ -139,7 +139,6 @@ class MediaFiles:
         self.session = session
         self.store = MediaCacheStore(root, cap_bytes)
         self.deliveries = Downloads(session)
-        self._disk = ThreadPoolExecutor(max_workers=1, thread_name_prefix="castdeck-media-files")
         self._shared: dict[tuple[str, str, str], _Shared] = {}
         self.downloads = 0
         """Downloads started (tests count them)."""
@@ -153,14 +152,13 @@ class MediaFiles:
             task.cancel()
         if running:
             await asyncio.gather(*running, return_exceptions=True)
-        self._disk.shutdown(wait=False, cancel_futures=True)
 
     @property
     def profile(self) -> str:
         return f"{self.session.profile.name}|{self.session.profile.base_url}"
 
     async def _on_disk(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._disk, fn, *args)
+        return await run_on(self.session.runtime.files, fn, *args)
 
     @staticmethod
     def _entry(kind: str, media_id: str) -> str:

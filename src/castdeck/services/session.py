@@ -11,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import tempfile
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from enum import StrEnum
+from pathlib import Path
 from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject, Signal
@@ -28,9 +29,11 @@ from castdeck.api import (
 from castdeck.api.clock import SYSTEM_CLOCK, Clock
 from castdeck.api.models import Account
 from castdeck.store.cache import Cache, CachedList
+from castdeck.store.picture_files import pictures_dir
 
+from .artwork import Artwork
 from .profiles import Profile
-from .tasks import TaskRunner
+from .runtime import Runtime, run_on
 
 __all__ = ["ConnectionState", "Session"]
 
@@ -44,6 +47,11 @@ BALANCE_SPACING = 1.0
 starts) read it again and again, each answer a little work for the window, while one read a second
 and one after the last write show the same."""
 
+
+
+def _offline_folder(cache: Cache) -> Path:
+    """Where the offline copies beside the cache live (a cache in memory: the temporary folder)."""
+    return cache.path.parent if cache.path is not None else Path(tempfile.gettempdir()) / "castdeck"
 
 class ConnectionState(StrEnum):
     CONNECTING = "connecting"
@@ -64,7 +72,7 @@ class Session(QObject):
         api_key: str,
         cache: Cache,
         *,
-        tasks: TaskRunner,
+        runtime: Runtime,
         client_factory: Callable[[str, str], Client] | None = None,
         clock: Clock = SYSTEM_CLOCK,
         parent: QObject | None = None,
@@ -75,8 +83,12 @@ class Session(QObject):
         super().__init__(parent)
         self.profile = profile
         self.cache = cache
-        self.tasks = tasks
+        self.runtime = runtime
+        """Where the session's work runs: the app's runner and threads (:mod:`castdeck.services.runtime`)."""
+        self.tasks = runtime.tasks
         """Where the session and the services built on it start their work (the app's one runner)."""
+        self.artwork = Artwork(self, pictures_dir(_offline_folder(cache)))
+        """The pictures the service's items show (covers, host pictures), kept beside the cache."""
         self.clock = clock
         self._api_key = api_key
         self._client_factory = client_factory or (
@@ -92,7 +104,6 @@ class Session(QObject):
         self._balance_again = False
         self._balance_read_at = -BALANCE_SPACING
         """When the last read of the balance after writes started (the session's clock, monotonic)."""
-        self._disk = ThreadPoolExecutor(max_workers=1, thread_name_prefix="castdeck-cache")
         self._closed = False
 
     def __repr__(self) -> str:  # the key never appears
@@ -235,12 +246,13 @@ class Session(QObject):
                 with contextlib.suppress(asyncio.CancelledError):
                     await owned
         await self._client.aclose()
-        self._disk.shutdown(wait=True)
+        await self.runtime.drained(self.runtime.disk)  # its last writes to the cache are on disk
 
     # --- cache (on the worker thread) ------------------------------------------------------------------------
 
     async def on_disk(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._disk, fn, *args)
+        """``fn(*args)`` on the disk thread (the cache database and small files, in order)."""
+        return await run_on(self.runtime.disk, fn, *args)
 
     async def cache_page(
         self, list_key: str, kind: str, records: list[dict[str, Any]], *, offset: int, last: bool

@@ -19,13 +19,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
 
 from PySide6.QtCore import QObject, QSize, Signal
 from PySide6.QtGui import QImage, QPixmap
 
 from castdeck.api.errors import CastdeckError
-from castdeck.services.artwork import Artwork
 from castdeck.services.session import Session
 from castdeck.services.tasks import TaskScope
 
@@ -35,7 +33,6 @@ __all__ = ["PictureBook", "decode_picture"]
 
 log = logging.getLogger(__name__)
 
-_decoder = ThreadPoolExecutor(max_workers=2, thread_name_prefix="castdeck-pictures")
 Key = tuple[str, int, int]
 
 
@@ -53,7 +50,7 @@ class PictureBook(QObject):
     def __init__(self, session: Session, owner: QObject) -> None:
         super().__init__(owner)
         self.session = session
-        self.artwork = Artwork.of(session)
+        self.artwork = session.artwork
         self.work = TaskScope(self)  # a child of the owner: closing the owner closes it too
         self._pixmaps: OrderedDict[Key, QPixmap] = OrderedDict()
         self._failures: dict[str, str] = {}
@@ -154,7 +151,7 @@ class PictureBook(QObject):
         try:
             path = await self.artwork.fetch(url)
             loop = asyncio.get_running_loop()
-            image = await loop.run_in_executor(_decoder, decode_picture, path, QSize(width, height))
+            image = await loop.run_in_executor(self.session.runtime.pictures, decode_picture, path, QSize(width, height))
         except (CastdeckError, ValueError, OSError) as error:
             if self._epoch.get(url, 0) != epoch:
                 self.changed.emit(url)  # forgotten meanwhile: the views ask again
