@@ -638,7 +638,10 @@ async def test_a_card_built_below_the_cards_in_view_leaves_them_unpainted(
         # a card in view leaves: those under it move up into a shorter list, nothing stale is left
         second = cards_in_order(panel)[1]
         key = second.view.key
-        panel._put(replace(second.view, state="completed", ended_at=time.time()))
+        _, kind, resource_id = key.split(":", 2)
+        ending = background.jobs.job(kind, resource_id)
+        assert ending is not None
+        background.jobs.stop(ending, "ended by the test")  # its card shows it failed, then is cleared
         panel.clear_finished()
         assert key not in panel.cards
         await until(lambda: on_screen_as_painted_afresh(window))

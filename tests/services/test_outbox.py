@@ -1,4 +1,5 @@
-"""The outbox against the real sandbox: a lost answer, a restart, a rejection and media retries.
+"""The outbox against the real sandbox: a lost answer, a restart, a rejection and media retries;
+and the work log over it and the job tracker: one record per write and its job.
 
 Requests are counted (and faults injected) by an httpx transport wrapped around the real one. The
 client's own retries are off (``max_retries=0``) so that every resend is the outbox's.
@@ -19,11 +20,13 @@ from typing import Any
 import httpx
 import pytest
 import pytest_asyncio
+from PySide6.QtCore import QModelIndex
 
 from castdeck.api import CastdeckError, Client
 from castdeck.services.jobs import JobTracker
 from castdeck.services.outbox import Outbox
 from castdeck.services.session import Session
+from castdeck.services.work import WORK_ROLE, Work, WorkLog, work_key
 from castdeck.store.background import BackgroundStore
 from castdeck.store.cache import Cache
 from castdeck.store.outbox import OutboxEntry, OutboxStore
@@ -500,3 +503,112 @@ async def test_the_ui_thread_never_waits_on_the_outbox_database(
     await again.load()
     assert again.entries() == []
     await again.close()
+
+
+# --- the work log: one record per write and its job -------------------------------------------------------
+
+
+class Rows:
+    """What a view of the log hears: rows inserted and removed (by key) and rows changed."""
+
+    def __init__(self, log: WorkLog) -> None:
+        self.inserted: list[str] = []
+        self.removed: list[str] = []
+        self.changed = 0
+        log.rowsInserted.connect(lambda _p, first, last: self.inserted.extend(
+            log.at(row).key for row in range(first, last + 1)))  # fmt: skip
+        log.rowsAboutToBeRemoved.connect(lambda _p, first, last: self.removed.extend(
+            log.at(row).key for row in range(first, last + 1)))  # fmt: skip
+        log.dataChanged.connect(lambda *_: setattr(self, "changed", self.changed + 1))
+
+
+def only(log: WorkLog) -> Work:
+    records = log.records()
+    assert len(records) == 1, [record.key for record in records]
+    return records[0]
+
+
+@pytest.mark.asyncio
+async def test_a_write_and_its_job_are_one_record_in_one_row_to_the_end(
+    counted: tuple[Session, FaultyTransport], store: OutboxStore
+) -> None:
+    session, transport = counted
+    podcast_id = await fresh_podcast(session.client)
+    outbox = outbox_of(session, store, base_delay=60.0)  # no timer: flush() resends
+    tracker = trackers[-1]  # the tracker the outbox hands its accepted writes to
+    log = WorkLog(tracker, outbox)
+    rows = Rows(log)
+    transport.lose_answer.add(("POST", "/v1/episodes/generate"))
+
+    entry = outbox.submit(
+        "episode_generate", {"podcast_id": podcast_id, "prompt": f"Why the sea is salty {uuid.uuid4().hex}."}
+    )
+    await until(lambda: only(log).entry is not None and only(log).entry.attempts == 1)  # type: ignore[union-attr]
+    waiting = only(log)
+    assert waiting.key == f"entry:{entry.id}" and not waiting.accepted and not waiting.ended
+    assert log.data(log.index(0, 0), WORK_ROLE) == waiting  # the role a view reads
+
+    flushed = outbox.flush()
+    assert flushed is not None
+    await flushed
+    await until(lambda: only(log).job is not None)
+    followed = only(log)
+    assert followed.seq == waiting.seq  # the same record, in the same row
+    assert followed.entry is not None and followed.entry.resource_id
+    assert (
+        followed.key
+        == work_key("episode", followed.entry.resource_id)
+        == f"job:episode:{followed.entry.resource_id}"
+    )
+    assert followed.accepted and log.record(followed.key) == followed
+    assert log.record(f"entry:{entry.id}") is None  # found by its job's key from now on
+    assert rows.inserted == [f"entry:{entry.id}"] and rows.removed == []  # never a second row
+
+    # a view opened now (the dock after a profile switch) finds the one record too
+    later = WorkLog(tracker, outbox)
+    assert [record.key for record in later.records()] == [followed.key]
+
+    assert not log.dismiss(followed.key)  # still running on the service: not the creator's to dismiss
+    assert followed.job is not None
+    tracker.stop(followed.job, "stopped by the test")
+    assert only(log).ended
+    assert log.dismiss(followed.key)
+    assert log.records() == [] and rows.removed == [followed.key]
+    assert log.rowCount(QModelIndex()) == 0
+    await outbox.close()
+    await close_all()
+    await settle()
+
+
+@pytest.mark.asyncio
+async def test_a_refused_write_is_one_ended_record_and_clearing_lets_the_ended_go(
+    counted: tuple[Session, FaultyTransport], store: OutboxStore
+) -> None:
+    session, transport = counted
+    outbox = outbox_of(session, store, base_delay=60.0)
+    tracker = trackers[-1]
+    log = WorkLog(tracker, outbox)
+    refused = outbox.submit(
+        "media_create", {"prompt": "A video in a style that does not exist.", "style_id": "baroque"},
+        collection="videos",
+    )  # fmt: skip
+    await until(lambda: only(log).ended)
+    record = only(log)
+    assert record.key == f"entry:{refused.id}" and record.job is None and not record.accepted
+    assert record.entry is not None and record.entry.state == "rejected"
+
+    ended = tracker.track("video", f"vid_{uuid.uuid4().hex[:8]}", title="An older video")
+    tracker.stop(ended, "ended before the test")
+    running = tracker.track("video", f"vid_{uuid.uuid4().hex[:8]}", title="Still going", first_poll_after=60)
+    assert [r.key for r in log.records()] == [
+        work_key("video", running.resource_id),
+        work_key("video", ended.resource_id),
+        f"entry:{refused.id}",
+    ]  # newest first
+    assert log.clear_finished() == 1  # the ended job; the refused write went with the outbox's word
+    assert [r.key for r in log.records()] == [work_key("video", running.resource_id)]
+    assert outbox.get(refused.id) is None
+    assert transport.posts("/v1/videos") == 1
+    await outbox.close()
+    await close_all()
+    await settle()

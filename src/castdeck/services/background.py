@@ -38,6 +38,7 @@ from .script_sending import ScriptSender
 from .session import Session
 from .starting import JobStarter
 from .uploads import CONCURRENCY_KEY, UploadQueue
+from .work import WorkLog
 
 __all__ = ["Background"]
 
@@ -72,6 +73,8 @@ class Background(QObject):
         self.upload_store = UploadStore(data_dir / "uploads.sqlite3")
         self.jobs = JobTracker(session, self.store.jobs, parent=self)
         self.outbox = Outbox(session, self.store.outbox, self.jobs, parent=self)
+        self.work = WorkLog(self.jobs, self.outbox, parent=self)
+        """One record per thing the creator started, from its write to its job's end (the Jobs dock's model)."""
         self.uploads = UploadQueue(session, self.upload_store, parent=self)
         self.starter = JobStarter(self.outbox)
         self.publisher = Publisher(session, self.jobs, parent=self)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from castdeck.services.jobs import still_running_text
 from castdeck.services.outbox_names import job_kind_of, title_of
+from castdeck.services.work import work_key
 from castdeck.store.jobs import Job
 from castdeck.store.outbox import OutboxEntry
 
@@ -110,10 +111,6 @@ def elapsed_text(seconds: float) -> str:
     return f"{hours} h {minutes:02d} min"
 
 
-def job_key(kind: str, resource_id: str) -> str:
-    return f"job:{kind}:{resource_id}"
-
-
 def _sent_note(job: Job) -> str | None:
     attempts = job.extra.get("attempts")
     if isinstance(attempts, int) and attempts > 1:
@@ -127,7 +124,7 @@ def job_view(job: Job, *, online: bool = True) -> CardView:
     links = {k: v for k, v in job.extra.items() if k in ("audio_url", "url", "studio_url") and v}
     note = _sent_note(job)
     common: dict[str, Any] = {
-        "key": job_key(kind, job.resource_id), "kind": kind, "title": title, "started_at": job.started_at,
+        "key": work_key(kind, job.resource_id), "kind": kind, "title": title, "started_at": job.started_at,
         "request_id": job.request_id, "links": links,
     }  # fmt: skip
     if job.state == "running" and job.extra.get("accepting"):

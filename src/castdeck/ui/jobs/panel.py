@@ -14,12 +14,11 @@ cards made each poll's answer cost a frame; the summary still counts every job.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import time
 from collections import Counter
 from collections.abc import Iterator
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -35,17 +34,16 @@ from PySide6.QtWidgets import (
 
 from castdeck.api.errors import CastdeckError
 from castdeck.services.background import Background
-from castdeck.services.outbox_names import job_kind_of
 from castdeck.services.paced import PacedWork
 from castdeck.services.tasks import TaskScope
+from castdeck.services.work import Work, WorkLog
 from castdeck.store.jobs import Job
 from castdeck.store.kinds import MEDIA_KINDS, collection_of
-from castdeck.store.outbox import OutboxEntry
 
 from ..accessible import shows_value
 from ..download_saver import DownloadSaver
 from ..widgets import Banner, ElidedButton, alive, ask, open_web_link
-from .card import ENDED_STATES, CardView, JobCard, entry_view, job_key, job_view
+from .card import ENDED_STATES, CardView, JobCard, entry_view, job_view
 
 __all__ = ["JobsPanel"]
 
@@ -57,7 +55,6 @@ SETTLE_AT_MOST = 0.3
 CARD_WINDOW = 30
 """Cards built (the newest) until the user scrolls towards older ones; each such scroll, or the
 button under the list, adds this many more."""
-CLEARED_STATES = ("completed", "failed")
 
 
 class JobsPanel(QWidget):
@@ -80,11 +77,10 @@ class JobsPanel(QWidget):
         self._states: Counter[str] = Counter()
         """How many of :attr:`views` are in each state (kept as views come and go: the summary is
         asked for at every poll of every job, and counting 200 views each time showed in profiles)."""
-        self._jobs: dict[str, Job] = {}
-        self._entries: dict[str, OutboxEntry] = {}
-        self._order = itertools.count()
         self._seq: dict[str, int] = {}
-        """When each card first came: newer cards sit higher in the list."""
+        """Each shown record's ``seq`` (when it came: newer cards sit higher in the list)."""
+        self._key_of: dict[int, str] = {}
+        """Each shown record's key by its ``seq`` (a write's card goes on under its job's key)."""
         self.card_limit = CARD_WINDOW
         """How many of the newest cards are built (see :data:`CARD_WINDOW`)."""
         self._last_arrival = 0.0
@@ -177,15 +173,13 @@ class JobsPanel(QWidget):
     # --- binding -------------------------------------------------------------------------------------------
 
     def bind(self, background: Background | None) -> None:
-        """Show the jobs of ``background`` (the current session's), dropping the old cards."""
+        """Show the work of ``background`` (the current session's), dropping the old cards."""
         old = self.background
         if old is not None:
             for signal, slot in (
-                (old.jobs.jobChanged, self._job_changed),
-                (old.jobs.jobForgotten, self._forgotten),
-                (old.outbox.entryChanged, self._entry_changed),
-                (old.outbox.entryRemoved, self._remove_entry),
-                (old.outbox.loaded, self._entries_loaded),
+                (old.work.rowsInserted, self._rows_inserted),
+                (old.work.rowsAboutToBeRemoved, self._rows_removing),
+                (old.work.dataChanged, self._rows_changed),
                 (old.uploads.itemAdded, self._uploads_changed),
                 (old.uploads.itemChanged, self._uploads_changed),
                 (old.uploads.itemRemoved, self._uploads_changed),
@@ -197,25 +191,23 @@ class JobsPanel(QWidget):
             card.deleteLater()
         self.builder.stop()  # nothing of the old session's is left to build or to sum up
         self._uploads_timer.stop()
-        self.cards, self.views, self._jobs, self._entries, self._seq = {}, {}, {}, {}, {}
+        self.cards, self.views, self._seq, self._key_of = {}, {}, {}, {}
         self.card_limit = CARD_WINDOW
         self._waiting_since = None
         self._states.clear()
         self.background = background
         self.saver = None  # the next Download saves through the new session's client
         if background is not None:
-            background.jobs.jobChanged.connect(self._job_changed)
-            background.jobs.jobForgotten.connect(self._forgotten)
-            background.outbox.entryChanged.connect(self._entry_changed)
-            background.outbox.entryRemoved.connect(self._remove_entry)
-            background.outbox.loaded.connect(self._entries_loaded)
+            work = background.work
+            work.rowsInserted.connect(self._rows_inserted)
+            work.rowsAboutToBeRemoved.connect(self._rows_removing)
+            work.dataChanged.connect(self._rows_changed)
             background.uploads.itemAdded.connect(self._uploads_changed)
             background.uploads.itemChanged.connect(self._uploads_changed)
             background.uploads.itemRemoved.connect(self._uploads_changed)
             background.session.stateChanged.connect(self._online_changed)
-            for job in sorted(background.jobs.jobs(), key=lambda j: j.started_at):
-                self._job_changed(job)
-            self._entries_loaded(background.outbox.entries())
+            for record in reversed(work.records()):  # oldest first, as they came
+                self._show(record)
             self._show_uploads()
         self._update_summary()
 
@@ -224,34 +216,49 @@ class JobsPanel(QWidget):
     def _online(self) -> bool:
         return self.background is None or self.background.session.online
 
-    def _job_changed(self, job: Job) -> None:
-        key = job_key(job.kind, job.resource_id)
-        self._jobs[key] = job
-        self._put(job_view(job, online=self._online()))
-        entry_id = job.extra.get("outbox_entry")
-        if isinstance(entry_id, str):
-            self._drop(f"entry:{entry_id}")
+    def _model(self) -> WorkLog | None:
+        return self.background.work if self.background is not None else None
 
-    def _entries_loaded(self, entries: list[OutboxEntry]) -> None:
-        for entry in sorted(entries, key=lambda e: e.created_at):
-            self._entry_changed(entry)
+    def _rows_inserted(self, _parent: object, first: int, last: int) -> None:
+        model = self._model()
+        if model is not None:
+            for row in range(last, first - 1, -1):  # the oldest of them first
+                self._show(model.at(row))
 
-    def _entry_changed(self, entry: OutboxEntry) -> None:
-        key = f"entry:{entry.id}"
-        if entry.state == "sent":
-            self._entries.pop(key, None)
-            if entry.resource_id:
-                self._hand_over(key, job_key(job_kind_of(entry), entry.resource_id))
-            self._drop(key)  # (nothing left to drop when the job took the card over)
-            return
-        self._entries[key] = entry
-        self._put(entry_view(entry))
+    def _rows_changed(self, top: QModelIndex, bottom: QModelIndex, _roles: object = None) -> None:
+        model = self._model()
+        if model is not None:
+            for row in range(top.row(), bottom.row() + 1):
+                self._show(model.at(row))
 
-    def _hand_over(self, old: str, new: str) -> None:
-        """The service accepted an outbox entry: its card becomes its job's card, in the same place
-        (the job's report comes next and fills it). In a burst of writes, building a card for each
-        job and letting each entry's go was most of the dock's work."""
+    def _rows_removing(self, _parent: object, first: int, last: int) -> None:
+        model = self._model()
+        if model is not None:
+            for row in range(first, last + 1):
+                record = model.at(row)
+                self._drop(self._key_of.pop(record.seq, record.key))
+
+    def _show(self, record: Work) -> None:
+        """Show what ``record`` is now: its job's view once it has one, its write's until the
+        service accepts it; an accepted write whose job has not reported yet keeps its card as it
+        was (the job's report comes next and fills it)."""
+        key = record.key
+        old = self._key_of.get(record.seq)
+        if old is not None and old != key:
+            self._rekey(old, key)
+        if record.job is not None:
+            self._key_of[record.seq] = key
+            self._put(job_view(record.job, online=self._online()), record.seq)
+        elif record.entry is not None and not record.accepted:
+            self._key_of[record.seq] = key
+            self._put(entry_view(record.entry), record.seq)
+
+    def _rekey(self, old: str, new: str) -> None:
+        """The service accepted a write: its card becomes its job's card, in the same place. In a
+        burst of writes, building a card for each job and letting each write's go was most of the
+        dock's work."""
         if old not in self.views or new in self.views:
+            self._drop(old)
             return
         self.views[new] = self.views.pop(old)
         self._seq[new] = self._seq.pop(old)
@@ -261,16 +268,13 @@ class JobsPanel(QWidget):
             card.actionRequested.connect(lambda action, k=new: self._act(k, action))
             self.cards[new] = card
 
-    def _remove_entry(self, entry_id: str) -> None:
-        self._entries.pop(f"entry:{entry_id}", None)
-        self._drop(f"entry:{entry_id}")
-
     def _online_changed(self, _state: str) -> None:
-        for _key, job in self._jobs.items():
-            if job.state == "running":
-                self._put(job_view(job, online=self._online()))
+        model = self._model()
+        for record in model.records() if model is not None else []:
+            if record.job is not None and record.job.state == "running":
+                self._put(job_view(record.job, online=self._online()), record.seq)
 
-    def _put(self, view: CardView) -> None:
+    def _put(self, view: CardView, seq: int) -> None:
         old = self.views.get(view.key)
         known = old is not None
         if old is not None:
@@ -281,22 +285,17 @@ class JobsPanel(QWidget):
         if card is not None:
             card.show_view(view)
         elif not known:
-            self._seq[view.key] = next(self._order)
+            self._seq[view.key] = seq
             self._last_arrival = time.monotonic()
             if self._waiting_since is None:
                 self._waiting_since = self._last_arrival
             self.builder.start()
         self._update_summary()
 
-    def _forgotten(self, job: Job) -> None:
-        """The tracker let ``job`` go (it keeps the most recently ended ones): so does the dock."""
-        self._drop(job_key(job.kind, job.resource_id))
-
     def _drop(self, key: str) -> None:
         view = self.views.pop(key, None)
         if view is not None:
             self._states[view.state] -= 1
-        self._jobs.pop(key, None)
         self._seq.pop(key, None)
         self._unbuild(key)
         if len(self.views) > len(self.cards):
@@ -459,8 +458,8 @@ class JobsPanel(QWidget):
         view = self.views.get(key)
         if background is None or view is None:
             return
-        job = self._jobs.get(key)
-        entry = self._entries.get(key)
+        record = background.work.record(key)
+        job = record.job if record is not None else None
         if action == "open" and job is not None:
             self.openRequested.emit(job.kind, job.resource_id)
         elif action == "copy_error":
@@ -483,10 +482,7 @@ class JobsPanel(QWidget):
         elif action == "send_now":
             background.outbox.flush()
         elif action == "dismiss":
-            if job is not None and not background.jobs.is_following(job.kind, job.resource_id):
-                background.jobs.forget(job)  # its card goes as the tracker says so (_forgotten)
-            elif entry is not None and not entry.unsent:
-                background.outbox.discard(entry.id)
+            background.work.dismiss(key)  # its card goes as the record does
 
     def _failed(self, error: CastdeckError) -> None:
         if alive(self):
@@ -508,10 +504,7 @@ class JobsPanel(QWidget):
         background = self.background
         if background is None:
             return
-        background.jobs.clear_finished()
-        background.outbox.clear_done()
-        for key in [k for k, v in self.views.items() if v.state in CLEARED_STATES]:
-            self._drop(key)
+        background.work.clear_finished()  # the cards go as their records do
 
     # --- downloads -------------------------------------------------------------------------------------------
 
