@@ -31,7 +31,6 @@ from castdeck.api import CastdeckError, Client
 from castdeck.api.clock import SYSTEM_CLOCK, Clock
 from castdeck.failures import display, start_failed
 from castdeck.redact import RedactingFilter
-from castdeck.services import settings_later
 from castdeck.services.background import Background
 from castdeck.services.collector import QuietCollector
 from castdeck.services.event_loop import new_event_loop
@@ -39,6 +38,7 @@ from castdeck.services.profiles import KeyStore, Profile, ProfileStore, environm
 from castdeck.services.runtime import Runtime
 from castdeck.services.sandbox_process import SANDBOX_KEY, SandboxError, SandboxProcess
 from castdeck.services.session import Session
+from castdeck.services.settings import Settings
 from castdeck.services.start_choice import SANDBOX_PROFILE, STARTUP_PROBE, start_choice, start_pane
 from castdeck.services.tasks import end_owned, owned_scopes
 from castdeck.startup import RESOURCES, build_parser, user_data_dir
@@ -50,7 +50,7 @@ from castdeck.ui.early.window import PICTURE_SIZE
 from castdeck.ui.main_window import MainWindow
 from castdeck.ui.pictured import PicturedPane
 from castdeck.ui.pyside_types import resolve_object_types
-from castdeck.ui.welcome import WelcomeDialog, mark_welcome_done, welcome_done
+from castdeck.ui.welcome import WelcomeDialog
 from castdeck.ui.widgets import run_dialog
 
 __all__ = ["RESOURCES", "STARTUP_PROBE", "CastdeckApp", "build_parser", "main", "run_app", "user_data_dir"]
@@ -114,7 +114,6 @@ class CastdeckApp:
         given (the suite hands every app and session it builds the one it watches)."""
         self.args = args
         self.runtime = runtime if runtime is not None else Runtime.build()
-        self._own_runtime = runtime is None
         self.tasks = self.runtime.tasks
         self.data_dir = data_dir
         self.client_factory = client_factory
@@ -271,18 +270,18 @@ class CastdeckApp:
             choice, started = (dialog.choice if result else None), dialog.result_value
             dialog.deleteLater()
             if choice == "sandbox":
-                mark_welcome_done(sandbox=True)
+                self.runtime.settings.mark_welcome_done(sandbox=True)
                 assert isinstance(started, Connection)
                 return started
             if choice is None:
-                mark_welcome_done()
+                self.runtime.settings.mark_welcome_done()
                 if self.sandbox is not None:  # "Not now" while the sandbox was starting
                     await self.sandbox.stop()
                     self.sandbox = None
                 return None
             connection = await self._ask_connection()
             if connection is not None:
-                mark_welcome_done()
+                self.runtime.settings.mark_welcome_done()
                 return connection
 
     async def _ask_connection(self) -> Connection | None:
@@ -330,7 +329,7 @@ class CastdeckApp:
             self.finished.set()
         else:  # built hidden; shown in the early window's place once its list has rows
             self.tasks.start(self._hand_over(self.window, early), name="hand over the early window")
-        if welcome_done():
+        if self.runtime.settings.welcome_done:
             self.window.offer_first_steps()  # until dismissed, after the first-run welcome
         self.tasks.start(self.session.start(), on_error=self._connect_failed, name="connect")
         assert self.background is not None
@@ -444,9 +443,7 @@ class CastdeckApp:
             await self.sandbox.stop()
         if self.cache is not None:
             self.cache.close()
-        await asyncio.to_thread(settings_later.flush)  # the settings last changed, on disk before the exit
-        if self._own_runtime:
-            await asyncio.to_thread(self.runtime.close)  # its threads end once their last work is done
+        await asyncio.to_thread(self.runtime.settings.flush)  # the settings last changed, on disk first
 
 
 def _excepthook(kind: type[BaseException], error: BaseException, tb: TracebackType | None) -> None:
@@ -488,6 +485,7 @@ def run_app(
     data_dir: Path,
     early: EarlyWindow | None = None,
     *,
+    settings: Settings | None = None,
     early_painted: bool = False,
     early_problem: str | None = None,
 ) -> int:
@@ -500,13 +498,16 @@ def run_app(
         log.info(
             "early window: %d cached rows of %s (%s)", early.model.rowCount(), early.pane_title, early.profile
         )
-    castdeck = CastdeckApp(args, data_dir, early=early)
+    runtime = Runtime.build(settings=settings)
+    castdeck = CastdeckApp(args, data_dir, early=early, runtime=runtime)
     castdeck.early_painted = early_painted
     try:
         with asyncio.Runner(loop_factory=lambda: new_event_loop(app)) as runner:
             return runner.run(castdeck.run())
     except Exception as error:  # never a silent exit: one line, a message box, the log
         return start_failed(error, stopped=castdeck.window is not None and castdeck.window.isVisible())
+    finally:
+        runtime.close()  # the loop has ended: its threads end once their last work is done
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,6 +19,7 @@ httpx, qasync or the models is loaded before the early window has painted.
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib
 import os
 import sys
@@ -29,7 +30,6 @@ from PySide6.QtCore import (
     QCoreApplication,
     QEventLoop,
     QMessageLogContext,
-    QSettings,
     Qt,
     QTimer,
     QtMsgType,
@@ -40,12 +40,12 @@ from PySide6.QtWidgets import QApplication
 
 from castdeck.data_dir import user_data_dir
 from castdeck.redact import redact_urls
+from castdeck.services.settings import Settings
 from castdeck.services.start_choice import STARTUP_PROBE, first_steps_pending, start_choice, start_pane
 from castdeck.store.cache_peek import peek_list
 from castdeck.store.picture_files import pictures_dir
 from castdeck.ui import icons
 from castdeck.ui.early import EARLY_PANES, PANE_TITLES, EarlyWindow
-from castdeck.ui.pane_header import chosen_view
 
 __all__ = [
     "DEFAULTS",
@@ -161,17 +161,18 @@ def set_app_icon(app: QApplication) -> None:
 
 
 def early_window(
-    args: argparse.Namespace, data_dir: Path, settings: QSettings | None = None
+    args: argparse.Namespace, data_dir: Path, settings: Settings | None = None
 ) -> EarlyWindow | None:
     """The early window for this start (built, placed as the main window was, not shown), or None
     when the start shows something else first or has nothing cached to show."""
     global early_problem
-    settings = settings if settings is not None else QSettings()
-    choice = start_choice(sandbox=args.sandbox, profile=args.profile, settings=settings)
-    source = EARLY_PANES.get(start_pane(settings))
-    if choice.profile is None or source is None or first_steps_pending(settings):
+    settings = settings if settings is not None else Settings()
+    stored = settings.qsettings()
+    choice = start_choice(sandbox=args.sandbox, profile=args.profile, settings=stored)
+    source = EARLY_PANES.get(start_pane(stored))
+    if choice.profile is None or source is None or first_steps_pending(stored):
         return None
-    if chosen_view(source.kind, settings) != "table":  # it draws the table, not the cards
+    if settings.pane_view(source.kind) != "table":  # it draws the table, not the cards
         return None
     cache = data_dir / CACHE_FILE
     try:
@@ -188,9 +189,10 @@ def early_window(
             PANE_TITLES,
             profile=choice.profile,
             sandbox=choice.kind == "sandbox",
+            settings=settings,
             pictures_dir=pictures_dir(data_dir),
         )
-        window.restore_geometry(settings)
+        window.restore_geometry()
     except Exception:  # never a reason not to start: the app opens as it would without a cache
         early_problem = traceback.format_exc()
         return None
@@ -227,7 +229,9 @@ def main(argv: list[str] | None = None) -> int:
     app = make_application()
     data_dir = user_data_dir()
     icons.keep_masks_in(data_dir / ICON_MASKS)
-    early = early_window(args, data_dir)
+    settings = Settings()
+    atexit.register(settings.flush)  # what was changed last is on disk however the process ends
+    early = early_window(args, data_dir, settings)
     said = False
     if early is not None:
         if show_early(early) and os.environ.get(STARTUP_PROBE):
@@ -238,4 +242,4 @@ def main(argv: list[str] | None = None) -> int:
     set_app_icon(app)
     from castdeck.app import run_app
 
-    return run_app(app, args, data_dir, early, early_painted=said, early_problem=early_problem)
+    return run_app(app, args, data_dir, early, settings=settings, early_painted=said, early_problem=early_problem)

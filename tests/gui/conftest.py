@@ -23,7 +23,6 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from castdeck.api.clock import SYSTEM_CLOCK, Clock
-from castdeck.services import settings_later
 from castdeck.services.background import Background
 from castdeck.services.profiles import Profile
 from castdeck.services.session import Session
@@ -72,7 +71,7 @@ def isolated_settings(tmp_path: Path, qapp: QApplication) -> Iterator[None]:
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
     yield
     # before the next test moves the settings
-    assert settings_later.flush(), "settings remembered by the test were not written"
+    assert RUNTIME.settings.flush(), "settings remembered by the test were not written"
 
 
 @pytest.fixture(autouse=True)

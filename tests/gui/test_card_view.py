@@ -13,17 +13,17 @@ from PySide6.QtGui import QColor, QHoverEvent, QImage, QPixmap
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from castdeck.services import settings_later
 from castdeck.services.background import Background
 from castdeck.services.session import Session
+from castdeck.services.settings import view_key
 from castdeck.ui.card_view import CardView
 from castdeck.ui.cover_delegate import CoverDelegate, placeholder_color
 from castdeck.ui.pane import ResourcePane
-from castdeck.ui.pane_views import view_setting
 from castdeck.ui.panes.podcasts import PodcastsPane
 from castdeck.ui.resource_model import DESCRIPTION_ROLE, ITEM_ROLE
 from tests.gui.conftest import quiet, shown_pane, until
 from tests.gui.helpers import dark_palette, make_pane, new_podcast
+from tests.runner import RUNTIME
 
 SHOWCASE = (
     "Night Shift Stories",
@@ -181,8 +181,8 @@ async def test_the_chosen_view_is_kept_per_pane(
     assert first.cards_button is not None
     first.cards_button.click()
     assert first.view_mode == "cards"
-    assert settings_later.flush()  # written off the UI thread
-    assert QSettings().value(view_setting("podcast")) == "cards"
+    assert RUNTIME.settings.flush()  # written off the UI thread
+    assert QSettings().value(view_key("podcast")) == "cards"
 
     again = PodcastsPane(session)
     await shown_pane(qtbot, again)

@@ -20,11 +20,8 @@ from pytestqt.qtbot import QtBot
 
 from castdeck.app import CastdeckApp
 from castdeck.services.profiles import Profile, ProfileStore, environment_profile
+from castdeck.services.settings import GUIDE_DISMISSED, LAST_PANE, WELCOME_DONE, Settings
 from castdeck.services.start_choice import (
-    GUIDE_DISMISSED,
-    LAST_PANE,
-    SANDBOX_CHOSEN,
-    WELCOME_DONE,
     first_steps_pending,
     saved_profile_names,
     start_choice,
@@ -32,13 +29,9 @@ from castdeck.services.start_choice import (
 )
 from castdeck.startup import build_parser, early_window, parse_args
 from castdeck.store.cache import Cache
-from castdeck.ui import welcome
 from castdeck.ui.column_fit import TITLE_AT_LEAST
 from castdeck.ui.connect_dialog import ConnectDialog
 from castdeck.ui.early import EarlyWindow
-from castdeck.ui.first_steps import guide_dismissed
-from castdeck.ui.main_window import MainWindow
-from castdeck.ui.welcome import mark_welcome_done
 from tests.conftest import DEMO_KEY, RunningSandbox, wait_for
 from tests.gui.accessibility import problems
 from tests.gui.conftest import ARTIFACTS, until
@@ -387,18 +380,19 @@ def test_the_start_choice_reads_what_the_app_writes(
     qapp: QApplication, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The early window decides from QSettings before the app's modules are loaded: it reads the
-    keys they write, the same way."""
+    keys the app's settings write, the same way."""
+    settings = Settings()
     monkeypatch.setenv("CASTDECK_BASE_URL", "http://127.0.0.1:9")
     monkeypatch.setenv("CASTDECK_API_KEY", "sk_test")
     env = environment_profile()
     assert env is not None and start_choice(sandbox=False, profile=None) == ("environment", env[0].name)
     monkeypatch.delenv("CASTDECK_API_KEY")
     assert start_choice(sandbox=False, profile=None).kind == "welcome"
-    mark_welcome_done(sandbox=True)
+    settings.mark_welcome_done(sandbox=True)
     assert start_choice(sandbox=False, profile=None) == ("sandbox", "Sandbox")
-    assert first_steps_pending() and not guide_dismissed()
-    QSettings().setValue(GUIDE_DISMISSED, True)
-    assert guide_dismissed() and not first_steps_pending()
+    assert first_steps_pending() and not settings.guide_dismissed
+    settings.dismiss_guide()
+    assert settings.guide_dismissed and not first_steps_pending()
     store = ProfileStore()
     store.save(Profile("Studio", "http://127.0.0.1:9"))
     store.save(Profile("Home", "http://127.0.0.1:10"))
@@ -408,9 +402,9 @@ def test_the_start_choice_reads_what_the_app_writes(
     assert start_choice(sandbox=False, profile="Studio") == ("saved", "Studio")
     assert start_choice(sandbox=False, profile="Elsewhere").kind == "ask"
     assert start_pane() == "Episodes"
-    QSettings().setValue(LAST_PANE, "Hosts")
-    assert start_pane() == MainWindow.remembered_pane() == "Hosts"
-    assert (WELCOME_DONE, SANDBOX_CHOSEN) == (welcome.WELCOME_DONE, welcome.SANDBOX_CHOSEN)
+    settings.set_last_pane("Hosts")
+    assert settings.flush()
+    assert start_pane() == settings.last_pane() == "Hosts"
 
 
 def test_nothing_heavy_is_loaded_before_the_early_window_has_painted(tmp_path: Path) -> None:

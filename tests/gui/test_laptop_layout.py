@@ -13,7 +13,6 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QTabBar, QTableView, QWidget
 from pytestqt.qtbot import QtBot
 
-from castdeck.services import settings_later
 from castdeck.services.background import Background
 from castdeck.services.session import Session
 from castdeck.ui.column_fit import KEEP_AT_LEAST, TITLE_AT_LEAST
@@ -23,6 +22,7 @@ from castdeck.ui.panes import pane_specs
 from castdeck.ui.panes.episodes import EpisodesPane
 from castdeck.ui.scripts.pane import ScriptsPane
 from tests.gui.conftest import quiet, until
+from tests.runner import RUNTIME
 
 
 def squeezed(pane: QWidget) -> list[str]:
@@ -204,7 +204,7 @@ async def test_a_divider_moved_stays_where_the_creator_left_it(
     qtbot.mouseRelease(handle, Qt.MouseButton.LeftButton, pos=middle - QPoint(120, 0))
     moved = pane.splitter.sizes()
     assert moved[0] < before[0] - 60
-    assert settings_later.flush()
+    assert RUNTIME.settings.flush()
     await quiet()
     window.close()
 

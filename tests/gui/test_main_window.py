@@ -23,6 +23,7 @@ from pytestqt.qtbot import QtBot
 
 from castdeck.services.background import Background
 from castdeck.services.session import Session
+from castdeck.services.start_choice import start_pane
 from castdeck.ui.details_panel import link_label
 from castdeck.ui.main_window import MainWindow
 from castdeck.ui.palette import TONES
@@ -176,8 +177,8 @@ async def test_the_window_comes_back_as_it_was_left(
     # a switch writes nothing (each settings write ends in two fdatasync calls on the UI thread)
     assert settings_bytes() == before
     first.close()
-    assert MainWindow.remembered_pane() == "Voices"
-    second = MainWindow(session, background, start_pane=MainWindow.remembered_pane())
+    assert start_pane() == "Voices"  # as the next start reads it
+    second = MainWindow(session, background, start_pane=start_pane())
     qtbot.addWidget(second)
     second.restore_geometry()
     second.show()

@@ -20,6 +20,7 @@ from castdeck.ui.listen.playback import Playback
 from castdeck.ui.listen.player_bar import PlayerBar
 from tests.gui.conftest import until
 from tests.helpers import mp3_bytes
+from tests.runner import RUNTIME
 
 QMediaPlayer = multimedia.require().QMediaPlayer
 
@@ -91,7 +92,7 @@ async def test_skipping_is_offered_only_where_it_moves_and_the_icons_follow_the_
     qtbot: QtBot, tmp_path: Path
 ) -> None:
     loaded = Playback()
-    bar = PlayerBar(loaded)
+    bar = PlayerBar(loaded, RUNTIME.settings)
     qtbot.addWidget(bar)
     bar.show()
     path = tmp_path / "tone.mp3"

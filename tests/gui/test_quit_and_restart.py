@@ -16,7 +16,7 @@ from castdeck.api import Client
 from castdeck.app import CastdeckApp, build_parser
 from castdeck.services.background import Background
 from castdeck.services.session import ConnectionState
-from castdeck.services.uploads import CONCURRENCY_KEY
+from castdeck.services.settings import CONCURRENCY_KEY
 from tests.gui.conftest import until
 from tests.gui.helpers import drop_on
 from tests.helpers import FastClock, Line

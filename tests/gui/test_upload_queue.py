@@ -15,16 +15,15 @@ from PySide6.QtWidgets import QApplication, QTableView, QWidget
 from pytestqt.qtbot import QtBot
 
 from castdeck.api.uploads import CHUNK_SIZE
-from castdeck.services import settings_later
 from castdeck.services.background import Background
 from castdeck.services.session import Session
+from castdeck.services.settings import CONCURRENCY_KEY
 from castdeck.store.uploads import UploadItem
 from castdeck.ui.dialogs.media_dialog import MediaCreateDialog
 from castdeck.ui.file_dialogs import folder_for
 from castdeck.ui.panes.media import VoiceoversPane
 from castdeck.ui.panes.sources import SourcesPane
 from castdeck.ui.upload_queue import (
-    CONCURRENCY_KEY,
     ETA,
     FILE,
     ITEM_ROLE,
@@ -216,7 +215,7 @@ async def test_pause_resume_cancel_and_retry_from_the_buttons(
     view = queue_view(pane)
     view.concurrency.setValue(1)  # one at a time: the rest wait their turn
     assert background.uploads.concurrency == 1
-    assert settings_later.flush()  # written off the UI thread
+    assert session.runtime.settings.flush()  # written off the UI thread
     assert int(QSettings().value(CONCURRENCY_KEY)) == 1  # type: ignore[call-overload]
     # each file's bytes go out a chunk at a time and stop after two chunks until the test lets them go:
     # the first file is caught mid-way however fast the machine is
@@ -440,7 +439,7 @@ async def test_add_files_opens_a_file_dialog_that_queues(
     )
     assert filters[-1] == "All files (*)"
     # the uploads' folder (Documents, or home where there is none), not the working directory
-    assert Path(dialog.directory().absolutePath()) == Path(folder_for("uploads")) != Path.cwd()
+    assert Path(dialog.directory().absolutePath()) == Path(folder_for(session.runtime.settings, "uploads")) != Path.cwd()
     dialog.filesSelected.emit([str(notes)])  # what choosing the file and pressing Open sends
     dialog.reject()
     view = queue_view(pane)

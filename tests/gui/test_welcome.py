@@ -16,12 +16,12 @@ from castdeck.app import CastdeckApp, build_parser
 from castdeck.services.background import Background
 from castdeck.services.profiles import KeyStore, Profile, ProfileStore
 from castdeck.services.session import ConnectionState
+from castdeck.services.settings import GUIDE_DISMISSED, WELCOME_DONE
 from castdeck.store.cache import Cache
 from castdeck.ui.connect_dialog import ConnectDialog
 from castdeck.ui.dialogs.generate_dialog import GenerateDialog
-from castdeck.ui.first_steps import GUIDE_DISMISSED
 from castdeck.ui.main_window import MainWindow
-from castdeck.ui.welcome import WELCOME_DONE, WelcomeDialog
+from castdeck.ui.welcome import WelcomeDialog
 from tests.conftest import DEMO_KEY, RunningSandbox
 from tests.gui.conftest import open_session, quiet, settle, until
 from tests.gui.helpers import dark_palette

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import QApplication
 from castdeck.app import CastdeckApp
 from castdeck.services.event_loop import new_event_loop
 from castdeck.services.session import ConnectionState
-from castdeck.services.uploads import CONCURRENCY_KEY
+from castdeck.services.settings import CONCURRENCY_KEY
 from castdeck.ui.dialogs.generate_dialog import GenerateDialog
 from tests.conftest import DEMO_KEY
 from tests.gui.helpers import drop_on

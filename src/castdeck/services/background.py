@@ -15,18 +15,16 @@ they to their dialogs); there is no global registry.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QSettings
+from PySide6.QtCore import QObject
 
 from castdeck.store.background import BackgroundStore
 from castdeck.store.outbox import OutboxEntry
 from castdeck.store.uploads import UploadItem, UploadStore
 
-from . import settings_later
 from .downloads import Downloads
 from .drafts import Drafts
 from .jobs import JobTracker
@@ -37,7 +35,7 @@ from .publish import Publisher
 from .script_sending import ScriptSender
 from .session import Session
 from .starting import JobStarter
-from .uploads import CONCURRENCY_KEY, UploadQueue
+from .uploads import UploadQueue
 from .work import WorkLog
 
 __all__ = ["Background"]
@@ -79,11 +77,7 @@ class Background(QObject):
         self.starter = JobStarter(self.outbox)
         self.publisher = Publisher(session, self.jobs, parent=self)
         self.downloads = Downloads(session)
-        cap_mb = QSettings().value("media/cache_megabytes", 1024)
-        try:
-            cap = max(int(str(cap_mb)), 16) * 1024 * 1024
-        except ValueError:
-            cap = 1024 * 1024 * 1024
+        cap = session.runtime.settings.media_cache_megabytes * 1024 * 1024
         media_root = media_dir or data_dir.parent / "media"
         self.media = EpisodeMedia(session, media_root, cap)
         self.media_files = MediaFiles(session, media_root.with_name(f"{media_root.name}-files"), cap)
@@ -99,9 +93,7 @@ class Background(QObject):
             return
         self._started = True
         self._resuming = self.session.tasks.start(self._resume(), name="resume background work")
-        saved = settings_later.recall(CONCURRENCY_KEY, UploadQueue.DEFAULT_CONCURRENCY)
-        with contextlib.suppress(TypeError, ValueError):
-            self.uploads.concurrency = min(max(int(str(saved)), 1), 8)
+        self.uploads.concurrency = self.session.runtime.settings.upload_concurrency(UploadQueue.DEFAULT_CONCURRENCY)
         self.uploads.start()
 
     async def _resume(self) -> None:

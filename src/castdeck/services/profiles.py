@@ -25,6 +25,8 @@ from castdeck.api import (
 )
 from castdeck.api.models import Account
 
+from .settings import LAST_PROFILE, PROFILES_ARRAY
+
 __all__ = [
     "ENV_PROFILE",
     "KeyStore",
@@ -65,7 +67,7 @@ class ProfileStore:
 
     def profiles(self) -> list[Profile]:
         out: list[Profile] = []
-        size = self._settings.beginReadArray("profiles")
+        size = self._settings.beginReadArray(PROFILES_ARRAY)
         for i in range(size):
             self._settings.setArrayIndex(i)
             name, url = self._settings.value("name"), self._settings.value("base_url")
@@ -84,19 +86,19 @@ class ProfileStore:
     def remove(self, name: str) -> None:
         self._write([p for p in self.profiles() if p.name != name])
         if self.last_used() == name:
-            self._settings.remove("last_profile")
+            self._settings.remove(LAST_PROFILE)
 
     def last_used(self) -> str | None:
-        value = self._settings.value("last_profile")
+        value = self._settings.value(LAST_PROFILE)
         return value if isinstance(value, str) and value else None
 
     def set_last_used(self, name: str) -> None:
-        self._settings.setValue("last_profile", name)
+        self._settings.setValue(LAST_PROFILE, name)
         self._settings.sync()
 
     def _write(self, profiles: list[Profile]) -> None:
-        self._settings.remove("profiles")
-        self._settings.beginWriteArray("profiles", len(profiles))
+        self._settings.remove(PROFILES_ARRAY)
+        self._settings.beginWriteArray(PROFILES_ARRAY, len(profiles))
         for i, profile in enumerate(profiles):
             self._settings.setArrayIndex(i)
             self._settings.setValue("name", profile.name)

@@ -1,4 +1,5 @@
-"""The runtime pieces the app builds once, at start-up, and hands to each session: where work runs.
+"""The runtime pieces the app builds once, at start-up, and hands to each session: where work runs,
+and the settings.
 
 :class:`CastdeckApp` (the composition root) builds one :class:`Runtime`; each :class:`Session` is
 handed it (``session.runtime``), and the services and widgets built on the session take their
@@ -10,7 +11,8 @@ builds its own.
   the drafts): one thread, so what is asked in order is done in order;
 * ``files``: one thread for the media files (audio kept for offline listening, finished videos and
   their stills): copies and evictions that may take longer, so they never hold up a list's read;
-* ``pictures``: two threads that decode and scale covers off the UI thread.
+* ``pictures``: two threads that decode and scale covers off the UI thread;
+* ``settings``: the typed settings (:class:`~castdeck.services.settings.Settings`), written behind.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from .settings import Settings
 from .tasks import TaskRunner
 
 __all__ = ["Runtime", "run_on"]
@@ -39,11 +42,13 @@ class Runtime:
     disk: ThreadPoolExecutor
     files: ThreadPoolExecutor
     pictures: ThreadPoolExecutor
+    settings: Settings
 
     @classmethod
-    def build(cls, tasks: TaskRunner | None = None) -> Runtime:
+    def build(cls, tasks: TaskRunner | None = None, settings: Settings | None = None) -> Runtime:
         return cls(
             tasks=tasks if tasks is not None else TaskRunner(),
+            settings=settings if settings is not None else Settings(),
             disk=ThreadPoolExecutor(max_workers=1, thread_name_prefix="castdeck-disk"),
             files=ThreadPoolExecutor(max_workers=1, thread_name_prefix="castdeck-files"),
             pictures=ThreadPoolExecutor(max_workers=2, thread_name_prefix="castdeck-pictures"),

@@ -14,6 +14,8 @@ from typing import Literal, NamedTuple
 
 from PySide6.QtCore import QSettings
 
+from .settings import GUIDE_DISMISSED, LAST_PANE, LAST_PROFILE, PROFILES_ARRAY, SANDBOX_CHOSEN, WELCOME_DONE
+
 __all__ = [
     "ENV_PROFILE",
     "SANDBOX_PROFILE",
@@ -33,14 +35,6 @@ STARTUP_PROBE = "CASTDECK_STARTUP_PROBE"
 """Benchmarks: a pane title to start on; the app prints "painted N" once its first rows show."""
 DEFAULT_PANE = "Episodes"
 
-# QSettings keys written elsewhere (services.profiles, ui.welcome, ui.first_steps, ui.main_window);
-# tests/unit/test_start_choice.py checks that they are the same.
-PROFILES_ARRAY = "profiles"
-LAST_PROFILE = "last_profile"
-WELCOME_DONE = "firstrun/welcome_done"
-SANDBOX_CHOSEN = "firstrun/sandbox_chosen"
-GUIDE_DISMISSED = "firstrun/guide_dismissed"
-LAST_PANE = "window/last_pane"
 
 
 class StartChoice(NamedTuple):

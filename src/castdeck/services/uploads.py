@@ -43,7 +43,6 @@ from .upload_progress import SpeedMeter, Transfer
 from .upload_transfer import MAX_FRESH_SLOTS, PUT_RETRY_DELAYS, Stopped, TransferSteps, describe_error
 
 __all__ = [
-    "CONCURRENCY_KEY",
     "MAX_DROP_FILES",
     "MAX_FRESH_SLOTS",
     "PROGRESS_INTERVAL",
@@ -54,8 +53,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-CONCURRENCY_KEY = "uploads/concurrency"
-"""The settings key of the files sent at the same time (the upload queue's choice, read at start)."""
 
 PROGRESS_INTERVAL = 0.125
 """At most ~8 byte-progress updates per second per item (state changes are emitted at once)."""

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 from castdeck.api.errors import CastdeckError
 from castdeck.services.downloads import Downloads
 from castdeck.services.messages import error_text
+from castdeck.services.settings import Settings
 from castdeck.services.tasks import TaskScope
 
 from .file_dialogs import use_folder
@@ -38,9 +39,10 @@ class DownloadSaver(QObject):
 
     said = Signal(str, str)
 
-    def __init__(self, downloads: Downloads, parent: QWidget) -> None:
+    def __init__(self, downloads: Downloads, settings: Settings, parent: QWidget) -> None:
         super().__init__(parent)
         self._downloads = downloads
+        self._settings = settings
         self._parent = parent
         self.work = TaskScope(self)
         self.dialog: QFileDialog | None = None
@@ -50,7 +52,7 @@ class DownloadSaver(QObject):
         """The file dialog for ``url``; once a file is chosen the download starts."""
         dialog = QFileDialog(self._parent, "Save the file")
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        use_folder(dialog, "saves", file_name_for(title, url, fallback))
+        use_folder(self._settings, dialog, "saves", file_name_for(title, url, fallback))
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.fileSelected.connect(lambda path: self.save(title, url, Path(path)))
         self.dialog = dialog

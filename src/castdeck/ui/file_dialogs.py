@@ -14,7 +14,7 @@ from PySide6.QtCore import QStandardPaths
 from PySide6.QtWidgets import QFileDialog
 
 from castdeck.api.models import MIME_BY_EXTENSION
-from castdeck.services import settings_later
+from castdeck.services.settings import Settings
 
 __all__ = ["UPLOAD_FILTER", "folder_for", "remember_folder", "use_folder"]
 
@@ -33,14 +33,10 @@ UPLOAD_FILTER = (
 )
 
 
-def _key(purpose: str) -> str:
-    return f"folders/{purpose}"
-
-
-def folder_for(purpose: str) -> str:
+def folder_for(settings: Settings, purpose: str) -> str:
     """The folder last used for ``purpose`` while it exists, else where such files usually live."""
-    last = settings_later.recall(_key(purpose))
-    if isinstance(last, str) and last and Path(last).is_dir():
+    last = settings.folder(purpose)
+    if last and Path(last).is_dir():
         return last
     place = QStandardPaths.writableLocation(
         _PLACES.get(purpose, QStandardPaths.StandardLocation.HomeLocation)
@@ -52,22 +48,22 @@ def folder_for(purpose: str) -> str:
     return str(Path.home())
 
 
-def remember_folder(purpose: str, chosen: str) -> None:
+def remember_folder(settings: Settings, purpose: str, chosen: str) -> None:
     """Keep the folder of ``chosen`` (a file, or a folder) for the next dialog of ``purpose``."""
     if not chosen:
         return
     path = Path(chosen)
-    settings_later.remember(_key(purpose), str(path if path.is_dir() else path.parent))
+    settings.set_folder(purpose, str(path if path.is_dir() else path.parent))
 
 
 def use_folder(
-    dialog: QFileDialog, purpose: str, name: str | None = None, *, near: str | None = None
+    settings: Settings, dialog: QFileDialog, purpose: str, name: str | None = None, *, near: str | None = None
 ) -> QFileDialog:
     """Open ``dialog`` in the folder for ``purpose`` (or beside ``near``, a file the item already
     has), proposing ``name``; the folder of what is chosen is remembered."""
     beside = Path(near).parent if near else None
-    dialog.setDirectory(str(beside) if beside is not None and beside.is_dir() else folder_for(purpose))
+    dialog.setDirectory(str(beside) if beside is not None and beside.is_dir() else folder_for(settings, purpose))
     if name:
         dialog.selectFile(name)
-    dialog.filesSelected.connect(lambda files: remember_folder(purpose, files[0]) if files else None)
+    dialog.filesSelected.connect(lambda files: remember_folder(settings, purpose, files[0]) if files else None)
     return dialog

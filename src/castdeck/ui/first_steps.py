@@ -6,7 +6,7 @@ What counts as done: on the sandbox (whose demo studio already has hosts, podcas
 having opened the Hosts pane, then the Podcasts pane, then an episode generated (its generation
 finished: while it runs the step says it has started, never that it is done); on an account, a
 host, a podcast, an episode existing on the service (one short read each, while online), or the
-same actions. Ticked steps are remembered in QSettings (``firstrun/steps_done``).
+same actions. Ticked steps are remembered in the settings (``Settings.steps_done``).
 """
 
 from __future__ import annotations
@@ -15,25 +15,24 @@ import contextlib
 import logging
 from typing import Literal
 
-from PySide6.QtCore import QSettings, QSize, Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from castdeck.api.errors import CastdeckError
-from castdeck.services import catalog, settings_later
+from castdeck.services import catalog
 from castdeck.services.jobs import JobTracker
 from castdeck.services.session import ConnectionState, Session
+from castdeck.services.settings import Settings
 from castdeck.services.tasks import TaskScope
 from castdeck.store.jobs import Job
 
 from .icons import icon
 from .welcome import Glyph
 
-__all__ = ["GUIDE_DISMISSED", "STEPS", "STEPS_DONE", "FirstSteps"]
+__all__ = ["STEPS", "FirstSteps"]
 
 log = logging.getLogger(__name__)
 
-GUIDE_DISMISSED = "firstrun/guide_dismissed"
-STEPS_DONE = "firstrun/steps_done"
 STEPS = ("hosts", "podcast", "episode")
 PANES = {"hosts": "Hosts", "podcast": "Podcasts", "episode": "Episodes"}
 """The pane each step goes to (and, on the sandbox, whose opening ticks it)."""
@@ -53,24 +52,15 @@ STARTED = "started; ticked once the episode is ready"
 """What the last step says while the first generation runs (it is ticked once it is ready)."""
 
 
-def _stored_done() -> set[str]:
-    value = settings_later.recall(STEPS_DONE, "")
-    text = ",".join(value) if isinstance(value, list) else str(value or "")
-    return {step for step in text.split(",") if step in STEPS}
-
-
-def guide_dismissed() -> bool:
-    return str(QSettings().value(GUIDE_DISMISSED, "false")).lower() == "true"
-
-
 class FirstSteps(QFrame):
     """The strip. ``stepRequested(step)`` asks the window to go there (``STEPS``)."""
 
     stepRequested = Signal(str)
     dismissed = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.settings = settings
         self.setObjectName("first_steps")
         self.setAccessibleName("First steps")
         self.setStyleSheet(
@@ -110,7 +100,7 @@ class FirstSteps(QFrame):
         self.dismiss_button.setToolTip("Hide the first steps for good")
         self.dismiss_button.clicked.connect(self.dismiss)
         layout.addWidget(self.dismiss_button)
-        self.done = _stored_done()
+        self.done = {step for step in self.settings.steps_done if step in STEPS}
         self._update()
         self.hide()
 
@@ -134,7 +124,7 @@ class FirstSteps(QFrame):
         if step not in STEPS or step in self.done:
             return
         self.done.add(step)
-        settings_later.remember(STEPS_DONE, ",".join(s for s in STEPS if s in self.done))
+        self.settings.set_steps_done(s for s in STEPS if s in self.done)
         self._update()
 
     def pane_shown(self, title: str) -> None:
@@ -203,7 +193,7 @@ class FirstSteps(QFrame):
 
     def offer(self) -> bool:
         """Show the strip unless it was dismissed; True when shown."""
-        if guide_dismissed():
+        if self.settings.guide_dismissed:
             self.hide()
             return False
         self.show()
@@ -211,7 +201,7 @@ class FirstSteps(QFrame):
         return True
 
     def dismiss(self) -> None:
-        QSettings().setValue(GUIDE_DISMISSED, True)
+        self.settings.dismiss_guide()
         self.hide()
         self._scope.close()  # a read in flight ends here; nothing starts after
         self.dismissed.emit()

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QEvent, QSettings, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from castdeck.failures import failure_reason
 from castdeck.services.background import Background
 from castdeck.services.session import Session
-from castdeck.services.start_choice import LAST_PANE
+from castdeck.services.settings import LAST_PANE
 from castdeck.services.tasks import close_owned
 
 from . import icons
@@ -84,6 +84,8 @@ class MainWindow(QMainWindow):
         start_pane: str | None = None,
     ) -> None:
         super().__init__(parent)
+        self.settings = session.runtime.settings
+        """The app's settings (the runtime every session of the window shares)."""
         self.setObjectName("main_window")
         self.resize(1280, 800)
         self.setMinimumSize(QSize(900, 560))
@@ -111,7 +113,7 @@ class MainWindow(QMainWindow):
         self.recover_button.clicked.connect(lambda: self.show_pane("Scripts"))
         self.banner.button_row.insertWidget(1, self.recover_button)
         self.recover_button.hide()
-        self.first_steps = FirstSteps(central)
+        self.first_steps = FirstSteps(self.settings, central)
         self.first_steps.stepRequested.connect(self.take_first_step)
         outer.addWidget(self.first_steps)
 
@@ -333,11 +335,6 @@ class MainWindow(QMainWindow):
     def current_pane(self) -> QWidget | None:
         return self.stack.currentWidget()
 
-    @staticmethod
-    def remembered_pane() -> str | None:
-        value = QSettings().value(LAST_PANE)
-        return value if isinstance(value, str) else None
-
     def _switch(self, row: int) -> None:
         if 0 <= row < len(self._specs):
             pane = self._pane_at(row)
@@ -439,7 +436,7 @@ class MainWindow(QMainWindow):
 
     def restore_geometry(self) -> None:
         """The size, place and docks the window had when it was last closed."""
-        restore_main_window(self, QSettings())
+        restore_main_window(self, self.settings.qsettings())
 
     def showEvent(self, event: QShowEvent) -> None:
         fit_window(self)
@@ -459,7 +456,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.close_work()
-        settings = QSettings()
+        settings = self.settings.qsettings()  # at once: read by the next start
         settings.setValue("window/geometry", self.saveGeometry())
         settings.setValue("window/state", self.saveState())
         row = self.stack.currentIndex()

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QButtonGroup, QComboBox, QHBoxLayout, QToolButton, QWidget
-
-from castdeck.services import settings_later
 
 from . import icons
 
@@ -26,8 +24,6 @@ __all__ = [
     "TOGGLE_SHORTCUT",
     "VIEWS",
     "ViewSwitch",
-    "chosen_view",
-    "view_setting",
     "view_switch",
 ]
 
@@ -45,17 +41,6 @@ QToolButton:focus { border: 1px solid palette(highlight); }
 QToolButton#viewSwitchFirst:focus { border-right: none; }
 """
 """A two-part switch that shows the chosen view in the palette's highlight, light or dark."""
-
-
-def view_setting(kind: str) -> str:
-    """The QSettings key of a pane's chosen view."""
-    return f"panes/{kind}/view"
-
-
-def chosen_view(kind: str, settings: QSettings | None = None) -> str:
-    """The view the user chose last for the pane of ``kind`` ("table" when none or unknown)."""
-    chosen = settings_later.recall(view_setting(kind), "table", settings)
-    return str(chosen) if chosen in VIEWS else "table"
 
 
 class ViewSwitch(NamedTuple):

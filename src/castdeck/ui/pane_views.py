@@ -24,18 +24,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from castdeck.services import settings_later
-
 from .cover_delegate import PICTURE_ROW_HEIGHT, CoverDelegate
 from .empty_state import EmptyState, empty_text, filtered_empty, nothing_matches
-from .pane_header import TOGGLE_SHORTCUT, VIEWS, chosen_view, view_setting, view_switch
+from .pane_header import TOGGLE_SHORTCUT, VIEWS, view_switch
 from .resource_model import ITEM_ROLE
 
 if TYPE_CHECKING:
     from .card_view import CardView
     from .pane import ResourcePane
 
-__all__ = ["CARD_KINDS", "PICTURE_KINDS", "TOGGLE_SHORTCUT", "PaneViews", "view_setting"]
+__all__ = ["CARD_KINDS", "PICTURE_KINDS", "TOGGLE_SHORTCUT", "PaneViews"]
 
 CARD_KINDS = frozenset({"podcast", "episode", "video", "short", "voiceover"})
 """Panes (by ``kind``) that offer cards; until the panes say it themselves (``cards = True``)."""
@@ -109,7 +107,7 @@ class PaneViews(QObject):
     def restore(self) -> None:
         """Open on the view the user chose last for this pane."""
         if self.offers_cards:
-            self.set_view(chosen_view(self.pane.kind), remember=False)
+            self.set_view(self.pane.session.runtime.settings.pane_view(self.pane.kind), remember=False)
 
     def toggle(self) -> None:
         self.set_view("table" if self.mode == "cards" else "cards")
@@ -119,7 +117,7 @@ class PaneViews(QObject):
         if mode not in VIEWS or (mode == "cards" and not self.offers_cards):
             raise ValueError(f"this pane has no {mode!r} view")
         if remember:
-            settings_later.remember(view_setting(self.pane.kind), mode)
+            self.pane.session.runtime.settings.set_pane_view(self.pane.kind, mode)
         for button, its_mode in ((self.table_button, "table"), (self.cards_button, "cards")):
             if button is not None:
                 button.setChecked(mode == its_mode)

@@ -37,9 +37,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from castdeck.services import settings_later
 from castdeck.services.jobs import JobTracker
-from castdeck.services.uploads import CONCURRENCY_KEY, UploadQueue
+from castdeck.services.settings import Settings
+from castdeck.services.uploads import UploadQueue
 from castdeck.store.jobs import Job
 from castdeck.store.uploads import UploadItem
 
@@ -62,7 +62,6 @@ from .upload_queue_model import (
 )
 
 __all__ = [
-    "CONCURRENCY_KEY",
     "ITEM_ROLE",
     "PROGRESS_ROLE",
     "UploadQueueModel",
@@ -112,9 +111,10 @@ class UploadQueueView(QWidget):
     rowsPresent = Signal(bool)
 
     def __init__(
-        self, queue: UploadQueue, jobs: JobTracker | None = None, parent: QWidget | None = None
+        self, queue: UploadQueue, settings: Settings, jobs: JobTracker | None = None, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
+        self.settings = settings
         self.setObjectName("uploadQueue")
         self.setAccessibleName("Upload queue")
         self.queue = queue
@@ -212,11 +212,7 @@ class UploadQueueView(QWidget):
         row.addStretch(1)
         outer.addLayout(row)
 
-        stored = settings_later.recall(CONCURRENCY_KEY, queue.concurrency)
-        try:
-            wanted = max(1, min(8, int(stored)))
-        except (TypeError, ValueError):
-            wanted = queue.concurrency
+        wanted = settings.upload_concurrency(queue.concurrency)
         self.concurrency.setValue(wanted)
         if queue.concurrency != wanted:
             queue.concurrency = wanted
@@ -367,7 +363,7 @@ class UploadQueueView(QWidget):
 
     def _concurrency_changed(self, value: int) -> None:
         self.queue.concurrency = value
-        settings_later.remember(CONCURRENCY_KEY, value)
+        self.settings.set_upload_concurrency(value)
 
     def _context_menu(self, pos: QPoint) -> None:
         menu = self.build_menu(pos)

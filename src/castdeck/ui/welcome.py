@@ -3,7 +3,7 @@ the studio's own account (the connect dialog), or not now.
 
 It is shown only while nothing else says how to connect (no saved profile, no connection in the
 environment, neither ``--sandbox`` nor ``--profile``) and only until it has been left once, any
-way (``firstrun/welcome_done`` in QSettings); the app decides that (:func:`welcome_due`).
+way (``Settings.welcome_done``); the app decides that.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from PySide6.QtCore import QEvent, QSettings, QSize, Qt
+from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -31,19 +31,7 @@ from .icons import icon
 from .screen_fit import FittedDialog
 from .widgets import heading_label
 
-__all__ = [
-    "SANDBOX_CHOSEN",
-    "WELCOME_DONE",
-    "ChoiceButton",
-    "Glyph",
-    "WelcomeDialog",
-    "mark_welcome_done",
-    "welcome_done",
-]
-
-WELCOME_DONE = "firstrun/welcome_done"
-SANDBOX_CHOSEN = "firstrun/sandbox_chosen"
-"""Set when the welcome's sandbox was chosen: later starts without a profile open it again."""
+__all__ = ["ChoiceButton", "Glyph", "WelcomeDialog"]
 
 SANDBOX_TEXT = (
     "A local copy of the service runs on this computer, with a demo studio: hosts, podcasts and "
@@ -53,18 +41,6 @@ ACCOUNT_TEXT = (
     "Use your studio on the service with its API key (from the studio's developer settings, "
     "Creator plan or higher). The key is checked, then kept in the system keychain."
 )
-
-
-def welcome_done() -> bool:
-    return str(QSettings().value(WELCOME_DONE, "false")).lower() == "true"
-
-
-def mark_welcome_done(*, sandbox: bool = False) -> None:
-    settings = QSettings()
-    settings.setValue(WELCOME_DONE, True)
-    if sandbox:
-        settings.setValue(SANDBOX_CHOSEN, True)
-    settings.sync()
 
 
 class Glyph(QLabel):

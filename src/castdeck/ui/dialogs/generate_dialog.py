@@ -28,7 +28,7 @@ from castdeck.api.models.limits import (
 )
 from castdeck.scripts import HostRef, credits_for
 from castdeck.services.background import Background
-from castdeck.services.render_choice import RENDER_OFF_MEANS, remember_render, render_chosen
+from castdeck.services.render_choice import RENDER_OFF_MEANS
 from castdeck.services.session import Session
 from castdeck.services.source_use import is_research_source
 from castdeck.services.starting import Started
@@ -111,7 +111,7 @@ class GenerateDialog(SessionDialog):
         self.length_spin.setMaximumWidth(120)
         self.add_field(LENGTH_FIELD, "Length", self.length_spin)
         self.render_check = QCheckBox("Render audio and video when the script is written", self)
-        self.render_check.setChecked(render_chosen())
+        self.render_check.setChecked(session.runtime.settings.render_on_send)
         self.add_field("render", "Render", self.render_check, hint=RENDER_OFF_MEANS)
         # the optional sources last: what the episode is about, how long and whether it is rendered
         # come first, in view at a laptop's height without scrolling
@@ -290,5 +290,5 @@ class GenerateDialog(SessionDialog):
         """The accepted episode; the followed job when the service was still accepting an earlier
         send of it; or the kept request when no answer came (it is resent by itself)."""
         self.attempts += 1
-        remember_render(bool(payload.render))  # the next Generate or Import starts from this choice
+        self.session.runtime.settings.set_render_on_send(bool(payload.render))  # the next Generate or Import starts from it
         return await self.background.starter.generate_episode(payload)

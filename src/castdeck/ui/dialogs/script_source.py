@@ -139,7 +139,9 @@ class ScriptSource(QWidget):
 
     def _browse(self) -> None:
         dialog = use_folder(
-            QFileDialog(self, "Choose a script", "", "Scripts (*.txt *.md *.json)"), "scripts"
+            self.background.session.runtime.settings,
+            QFileDialog(self, "Choose a script", "", "Scripts (*.txt *.md *.json)"),
+            "scripts",
         )
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-from PySide6.QtCore import QEvent, QObject, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QCloseEvent,
     QImage,
@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from castdeck.services.settings import Settings
 from castdeck.store.picture_files import picture_key
 
 from ..accessible import BLANK_CELL, name_grips, shows_value
@@ -128,9 +129,11 @@ class EarlyWindow(QMainWindow):
         *,
         profile: str,
         sandbox: bool,
+        settings: Settings,
         pictures_dir: Path | None = None,
     ) -> None:
         super().__init__()
+        self.settings = settings
         self.pictures = pane.pictures
         self.pictures_dir = pictures_dir
         self.images: dict[str, QImage] = {}
@@ -289,7 +292,7 @@ class EarlyWindow(QMainWindow):
         name_grips(splitter, "Divider between the list and the details")
         splitter.setSizes(list(spec.splitter))
         if spec.splitter_key:
-            restore_sizes(splitter, spec.splitter_key)  # where the real pane will put it
+            restore_sizes(splitter, spec.splitter_key, self.settings)  # where the real pane will put it
         outer.addWidget(splitter, 1)
         self.status_line = QLabel(spec.status, pane)
         shows_value(self.status_line, f"{spec.title} list status")
@@ -337,9 +340,9 @@ class EarlyWindow(QMainWindow):
 
     # --- showing, input, closing ---------------------------------------------------------------------------
 
-    def restore_geometry(self, settings: QSettings | None = None) -> None:
+    def restore_geometry(self) -> None:
         """The size, place and docks the main window had when it was last closed."""
-        restore_main_window(self, settings if settings is not None else QSettings())
+        restore_main_window(self, self.settings.qsettings())
 
     def showEvent(self, event: QShowEvent) -> None:
         fit_window(self)  # as the main window does

@@ -540,7 +540,7 @@ class JobsPanel(QWidget):
     def _choose_file(self, job: Job, url: str, fallback: str) -> None:
         saver = self.saver
         if saver is None and self.background is not None:
-            saver = self.saver = DownloadSaver(self.background.downloads, self)
+            saver = self.saver = DownloadSaver(self.background.downloads, self.background.session.runtime.settings, self)
             saver.said.connect(lambda text, kind: self.banner.show_message(text, kind=kind))
         if saver is not None:
             saver.ask(job.title or job.kind, url, fallback)

@@ -158,7 +158,7 @@ class ListenWindow(QWidget):
         self.player_missing: QLabel | None = None
         """In the player's place when nothing can be played here: why, and what to install."""
         if self.playback is not None:
-            self.player_bar = PlayerBar(self.playback, self)
+            self.player_bar = PlayerBar(self.playback, self.media.session.runtime.settings, self)
             self.player_bar.setAutoFillBackground(True)
             outer.addWidget(self.player_bar)
         else:
@@ -330,7 +330,7 @@ class ListenWindow(QWidget):
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setNameFilter(name_filter)
         dialog.setDefaultSuffix(fmt)
-        use_folder(dialog, "exports", f"{safe}.{fmt}")
+        use_folder(self.media.session.runtime.settings, dialog, "exports", f"{safe}.{fmt}")
         dialog.fileSelected.connect(
             lambda path: self.work.start(
                 self.export_to(fmt, Path(path)), on_error=lambda e: self.banner.show_error(e, "Export failed")

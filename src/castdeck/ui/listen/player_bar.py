@@ -17,13 +17,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from castdeck.services import settings_later
+from castdeck.services.settings import Settings
 
 from ..accessible import shows_value
 from .icons import media_icon
 from .playback import SPEEDS, Playback
 
-__all__ = ["ARROW_SECONDS", "SKIP_SECONDS", "VOLUME_KEY", "PlayerBar", "player_shortcuts", "time_text"]
+__all__ = ["ARROW_SECONDS", "SKIP_SECONDS", "PlayerBar", "player_shortcuts", "time_text"]
 
 SKIP_SECONDS = 10.0
 ARROW_SECONDS = 5.0
@@ -32,7 +32,6 @@ AT_EDGE = 0.05
 """Seconds from the start or the end within which skipping that way would do nothing."""
 BACK_TIP = "Back 10 seconds (J)"
 FORWARD_TIP = "Forward 10 seconds (L)"
-VOLUME_KEY = "listen/volume"
 
 
 def time_text(seconds: float, *, hours: bool = False) -> str:
@@ -64,10 +63,14 @@ def player_shortcuts(
 
 
 class PlayerBar(QWidget):
-    def __init__(self, playback: Playback, parent: QWidget | None = None, *, compact: bool = False) -> None:
-        """``compact``: speed and volume on a second row (a narrow place, such as a pane's details)."""
+    def __init__(
+        self, playback: Playback, settings: Settings, parent: QWidget | None = None, *, compact: bool = False
+    ) -> None:
+        """``compact``: speed and volume on a second row (a narrow place, such as a pane's details).
+        ``settings``: where the volume is kept (the next player opens at it)."""
         super().__init__(parent)
         self.playback = playback
+        self.settings = settings
         self.setObjectName("player_bar")
         if compact:
             rows = QVBoxLayout(self)
@@ -138,11 +141,7 @@ class PlayerBar(QWidget):
         self.volume.setFixedWidth(96)
         self.volume.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         second.addWidget(self.volume)
-        try:
-            volume = int(str(settings_later.recall(VOLUME_KEY, 80)))
-        except ValueError:  # an edited settings file
-            volume = 80
-        self.volume.setValue(max(0, min(100, volume)))
+        self.volume.setValue(settings.volume)
         playback.set_volume(self.volume.value() / 100)
         self.speed.setToolTip(
             "Playback speed; the voice keeps its pitch"
@@ -232,7 +231,7 @@ class PlayerBar(QWidget):
 
     def _volume_changed(self, value: int) -> None:
         self.playback.set_volume(value / 100)
-        settings_later.remember(VOLUME_KEY, value)  # a drag changes it dozens of times
+        self.settings.set_volume(value)  # written behind: a drag changes it dozens of times
         if value and self.mute_button.isChecked():
             self.mute_button.setChecked(False)
 

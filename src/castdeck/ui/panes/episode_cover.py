@@ -49,7 +49,9 @@ class CoverReplacer(QObject):
             return
         if self.chooser is None:
             self.chooser = use_folder(
-                QFileDialog(self.pane, "Choose the episode's cover", "", FILTER), "covers"
+                self.pane.session.runtime.settings,
+                QFileDialog(self.pane, "Choose the episode's cover", "", FILTER),
+                "covers",
             )
             self.chooser.setFileMode(QFileDialog.FileMode.ExistingFile)
             self.chooser.setAccessibleName("Choose a cover image")

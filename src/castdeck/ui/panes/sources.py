@@ -385,7 +385,7 @@ class SourcesPane(ResourcePane):
         if self.queue_view is not None:
             self.queue_view.hide()
             self.queue_view.deleteLater()
-        view = UploadQueueView(queue, background.jobs, self.queue_splitter)
+        view = UploadQueueView(queue, self.session.runtime.settings, background.jobs, self.queue_splitter)
         self.queue_splitter.addWidget(view)
         self.queue_splitter.setStretchFactor(1, 2)
         name_grips(self.queue_splitter, "Divider between the sources and the upload queue")
@@ -486,7 +486,9 @@ class SourcesPane(ResourcePane):
                 old.raise_()
                 return
             old.deleteLater()
-        dialog = use_folder(QFileDialog(self, "Add files to upload", "", UPLOAD_FILTER), "uploads")
+        dialog = use_folder(
+            self.session.runtime.settings, QFileDialog(self, "Add files to upload", "", UPLOAD_FILTER), "uploads"
+        )
         dialog.setObjectName("addFilesDialog")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptOpen)

@@ -17,9 +17,7 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QTabWidget, QWidget
 
 from castdeck.scripts.edits import Edit, label_edits, segment_label_edit
 from castdeck.scripts.lines import label_key
-from castdeck.services import settings_later
 from castdeck.services.drafts import FileChangedError
-from castdeck.services.render_choice import render_chosen
 from castdeck.services.script_sending import NotReady, Refusal
 from castdeck.store.drafts import GENERATED, IMPORTED, QUEUED, Draft
 from castdeck.store.script_files import ScriptFileError
@@ -43,9 +41,6 @@ if TYPE_CHECKING:
 __all__ = ["ScriptActions"]
 
 FILE_FILTER = "Scripts (*.txt *.md *.json);;Text (*.txt *.md);;Structured script (*.json)"
-
-LAST_PODCAST_KEY = "scripts/last_podcast"
-"""The podcast the last draft was sent to: the next draft without one of its own goes there."""
 
 
 class ScriptActions(QWidget):
@@ -85,7 +80,7 @@ class ScriptActions(QWidget):
     # --- files -----------------------------------------------------------------------------------------------
 
     def open_file_dialog(self) -> None:
-        dialog = use_folder(QFileDialog(self, "Open a script", "", FILE_FILTER), "scripts")
+        dialog = use_folder(self.session.runtime.settings, QFileDialog(self, "Open a script", "", FILE_FILTER), "scripts")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
         self.run(self._pick_and_open(dialog))
 
@@ -131,7 +126,7 @@ class ScriptActions(QWidget):
         dialog = QFileDialog(self, "Save the script as", "", FILE_FILTER)
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         named = Path(self.draft.file_path).name if self.draft.file_path else f"{self.draft.title}.txt"
-        use_folder(dialog, "scripts", named, near=self.draft.file_path)
+        use_folder(self.session.runtime.settings, dialog, "scripts", named, near=self.draft.file_path)
         self.run(self._pick_and_save(dialog))
 
     async def _pick_and_save(self, dialog: QFileDialog) -> None:
@@ -331,9 +326,10 @@ class ScriptActions(QWidget):
             return None
         if values is None:
             # the draft's podcast, else the one the last draft went to (not simply the first listed)
-            podcast_id = draft.options.get("podcast_id") or settings_later.recall(LAST_PODCAST_KEY)
+            settings = self.session.runtime.settings
+            podcast_id = draft.options.get("podcast_id") or settings.last_podcast
             dialog = SendDialog(self.session, action, analysis, podcast_id=podcast_id if isinstance(podcast_id, str) else None,
-                                render=bool(draft.options.get("render", render_chosen())), balance=self.balance()[0],
+                                render=bool(draft.options.get("render", settings.render_on_send)), balance=self.balance()[0],
                                 parent=self)  # fmt: skip
             self.dialog = dialog
             accepted = await run_dialog(dialog)
@@ -342,7 +338,7 @@ class ScriptActions(QWidget):
             if not accepted:
                 return None
             if values.get("podcast_id"):
-                settings_later.remember(LAST_PODCAST_KEY, str(values["podcast_id"]))
+                settings.set_last_podcast(str(values["podcast_id"]))
         try:
             queued = await self.scripts.send(draft.id, action, podcast_id=values.get("podcast_id"),
                                              render=bool(values.get("render")), hosts=self.hosts)  # fmt: skip

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 from castdeck.api.models.limits import CREDITS_PER_NARRATION_MINUTE
 from castdeck.scripts import Analysis, HostRef, parse_text
 from castdeck.scripts.speakers import suggest_hosts
-from castdeck.services.render_choice import RENDER_OFF_MEANS, remember_render
+from castdeck.services.render_choice import RENDER_OFF_MEANS
 from castdeck.services.session import Session
 from castdeck.store.drafts import SnapshotInfo
 
@@ -148,7 +148,7 @@ class SendDialog(FittedDialog):
         return {"podcast_id": self.podcast_picker.selected_id(), "render": self.render_check.isChecked()}
 
     def accept(self) -> None:
-        remember_render(self.render_check.isChecked())  # the next Generate or Import starts from it
+        self.session.runtime.settings.set_render_on_send(self.render_check.isChecked())  # the next Generate or Import starts from it
         super().accept()
 
 

@@ -236,7 +236,7 @@ class ScriptsPane(ScriptActions):
         split.setStretchFactor(2, 3)
         split.setSizes([260, 620, 360])
         name_grips(split, "Divider between the script panels")
-        keep_sizes(split, "scripts")  # where the creator left the dividers
+        keep_sizes(split, "scripts", self.session.runtime.settings)  # where the creator left the dividers
         outer.addWidget(split, 1)
         self.splitter = split
 
