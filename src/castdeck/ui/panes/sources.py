@@ -15,23 +15,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import (
-    QDragEnterEvent,
-    QDragLeaveEvent,
-    QDragMoveEvent,
-    QDropEvent,
-    QKeySequence,
-    QShortcut,
-    QShowEvent,
-)
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
-    QFrame,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QPushButton,
     QSplitter,
     QWidget,
@@ -55,6 +45,7 @@ from ..resource_model import Column, format_time
 from ..upload_queue import UploadQueueView
 from ..widgets import alive, ask
 from .hosts import plain_value
+from .source_drop import Refusal, SourceDropArea
 
 __all__ = ["SourceDropArea", "SourcesPane", "metadata_summary", "source_columns"]
 
@@ -127,98 +118,6 @@ def metadata_summary(metadata: Any, limit: int = 12) -> str | None:
     return _value_text(metadata)
 
 
-class _Refusal:
-    """One drop's files, some refused: what the pane's banner says of them while they are listed."""
-
-    def __init__(self, queue: UploadQueue, items: list[UploadItem], visuals: bool) -> None:
-        self.queue = queue
-        self.ids = frozenset(item.id for item in items)
-        self.refused = {item.id for item in items if item.state == "refused"}
-        self.count = len(items)
-        self.visuals = visuals
-        self.said = ""
-
-    def follow(self, item_id: str) -> None:
-        """The item changed (or left the list): counted among the refused while it is one."""
-        item = self.queue.item(item_id)
-        if item is not None and item.state == "refused":
-            self.refused.add(item_id)
-        else:
-            self.refused.discard(item_id)
-
-    def text(self) -> str | None:
-        """What to say now; None once no refused file of the drop is left in the list."""
-        if not self.refused:
-            return None
-        if len(self.refused) == 1:
-            item = self.queue.item(next(iter(self.refused)))
-            which = f"“{item.name}” was" if item is not None else "1 file was"
-        else:
-            which = f"{len(self.refused)} files were"
-        kind = "voiceover visuals" if self.visuals else "sources"
-        return (
-            f"{which} refused and not sent ({self.count - len(self.refused)} of {self.count} queued as "
-            f"{kind}). The Uploads list says why for each file."
-        )
-
-
-class SourceDropArea(QFrame):
-    """A strip that accepts dropped files and folders; ``filesDropped`` carries their local paths."""
-
-    filesDropped = Signal(list)
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("sourceDropArea")
-        self.setAcceptDrops(True)
-        self.setAccessibleName("Drop files or folders to upload them as sources")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(12, 6, 12, 6)
-        self.label = QLabel("Drop files or folders here to upload them as sources", self)
-        self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.label.setStyleSheet("color: palette(mid);")
-        layout.addWidget(self.label, 1)
-        self._set_highlight(False)
-
-    def _set_highlight(self, on: bool) -> None:
-        border = "2px solid palette(highlight)" if on else "1px dashed palette(mid)"
-        self.setStyleSheet(f"QFrame#sourceDropArea {{ border: {border}; border-radius: 4px; }}")
-
-    @staticmethod
-    def _paths(event: QDropEvent | QDragEnterEvent | QDragMoveEvent) -> list[Path]:
-        mime = event.mimeData()
-        if mime is None or not mime.hasUrls():
-            return []
-        return [Path(url.toLocalFile()) for url in mime.urls() if url.isLocalFile()]
-
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if self._paths(event):
-            event.acceptProposedAction()
-            self._set_highlight(True)
-        else:
-            event.ignore()
-
-    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
-        if self._paths(event):
-            event.acceptProposedAction()
-        else:
-            event.ignore()
-
-    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
-        self._set_highlight(False)
-        super().dragLeaveEvent(event)
-
-    def dropEvent(self, event: QDropEvent) -> None:
-        self._set_highlight(False)
-        paths = self._paths(event)
-        if not paths:
-            event.ignore()
-            return
-        event.acceptProposedAction()
-        self.filesDropped.emit(paths)
-
-
 class SourcesPane(ResourcePane):
     title = "Sources"
     kind = "source"
@@ -253,7 +152,7 @@ class SourcesPane(ResourcePane):
         self.file_dialog: QFileDialog | None = None
         self.queue_view: UploadQueueView | None = None
         self._queue_shown = False
-        self._refusal: _Refusal | None = None
+        self._refusal: Refusal | None = None
         # the list and its details above, the upload queue below (shown while it has rows)
         self.queue_splitter = QSplitter(Qt.Orientation.Vertical, self)
         self.queue_splitter.setChildrenCollapsible(False)
@@ -436,7 +335,7 @@ class SourcesPane(ResourcePane):
                 kind="warning",
             )
             return
-        refusal = _Refusal(queue, items, visuals)
+        refusal = Refusal(queue, items, visuals)
         said = refusal.text()
         if said is not None:
             self._refusal = refusal
