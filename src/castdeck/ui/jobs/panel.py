@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QHideEvent, QShowEvent
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -32,18 +32,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from castdeck.api.errors import CastdeckError
 from castdeck.services.background import Background
 from castdeck.services.paced import PacedWork
 from castdeck.services.tasks import TaskScope
 from castdeck.services.work import Work, WorkLog
-from castdeck.store.jobs import Job
-from castdeck.store.kinds import MEDIA_KINDS, collection_of
 
 from ..accessible import shows_value
 from ..download_saver import DownloadSaver
-from ..widgets import Banner, ElidedButton, alive, ask, open_web_link
+from ..widgets import Banner, ElidedButton, alive
 from .card import ENDED_STATES, CardView, JobCard, entry_view, job_view
+from .card_actions import CardActions
 
 __all__ = ["JobsPanel"]
 
@@ -70,8 +68,8 @@ class JobsPanel(QWidget):
         self.setAccessibleName("Jobs")
         self.work = TaskScope(self)
         self.background: Background | None = None
-        self.saver: DownloadSaver | None = None
-        """Saves a finished file where the creator says (made for the bound session's downloads)."""
+        self.card_actions = CardActions(self)
+        """What the cards' buttons do (``card_actions``)."""
         self.cards: dict[str, JobCard] = {}
         self.views: dict[str, CardView] = {}
         self._states: Counter[str] = Counter()
@@ -196,7 +194,7 @@ class JobsPanel(QWidget):
         self._waiting_since = None
         self._states.clear()
         self.background = background
-        self.saver = None  # the next Download saves through the new session's client
+        self.card_actions.saver = None  # the next Download saves through the new session's client
         if background is not None:
             work = background.work
             work.rowsInserted.connect(self._rows_inserted)
@@ -265,7 +263,7 @@ class JobsPanel(QWidget):
         card = self.cards.pop(old, None)
         if card is not None:
             card.actionRequested.disconnect()
-            card.actionRequested.connect(lambda action, k=new: self._act(k, action))
+            card.actionRequested.connect(lambda action, k=new: self.card_actions.act(k, action))
             self.cards[new] = card
 
     def _online_changed(self, _state: str) -> None:
@@ -336,7 +334,7 @@ class JobsPanel(QWidget):
         todo = [key for key in newest if key not in self.cards][:1]
         for key in todo:
             card = JobCard(self.views[key], self.list_widget)
-            card.actionRequested.connect(lambda action, k=key: self._act(k, action))
+            card.actionRequested.connect(lambda action, k=key: self.card_actions.act(k, action))
             seq = self._seq[key]
             above = sum(1 for k in self.cards if self._seq[k] > seq)
             self.list_layout.insertWidget(above, card)
@@ -453,94 +451,13 @@ class JobsPanel(QWidget):
     def card(self, key: str) -> JobCard | None:
         return self.cards.get(key)
 
-    def _act(self, key: str, action: str) -> None:
-        background = self.background
-        view = self.views.get(key)
-        if background is None or view is None:
-            return
-        record = background.work.record(key)
-        job = record.job if record is not None else None
-        if action == "open" and job is not None:
-            self.openRequested.emit(job.kind, job.resource_id)
-        elif action == "copy_error":
-            text = f"{view.title}: {view.detail or view.status}"
-            if view.request_id:
-                text += f"\nRequest ID: {view.request_id}"
-            QGuiApplication.clipboard().setText(text)
-            copied = "The error and its request ID are" if view.request_id else "The error is"
-            self.banner.show_message(f"{copied} on the clipboard.", kind="info")
-        elif action == "studio" and view.links.get("studio_url"):
-            open_web_link(str(view.links["studio_url"]), self)
-        elif action == "play" and job is not None and job.kind == "episode":
-            self.listenRequested.emit(job.resource_id)
-        elif action == "download" and job is not None:
-            self._download(job, view)
-        elif action == "retry" and job is not None:
-            self.work.start(self._retry(job), on_error=self._failed, name="retry job")
-        elif action == "check_again" and job is not None:
-            background.jobs.check_again(job)
-        elif action == "send_now":
-            background.outbox.flush()
-        elif action == "dismiss":
-            background.work.dismiss(key)  # its card goes as the record does
-
-    def _failed(self, error: CastdeckError) -> None:
-        if alive(self):
-            self.banner.show_error(error)
-
-    async def _retry(self, job: Job) -> None:
-        background = self.background
-        if background is None or job.kind not in MEDIA_KINDS:
-            return
-        collection = collection_of(job.kind)
-        noun = job.kind
-        if not await ask(self, f"Retry the {noun}", f"Start a new attempt of “{job.title}”? The service starts "
-                         "it again under the same ID and charges for the new attempt.", "Retry",
-                         destructive=False):  # fmt: skip
-            return
-        background.starter.submit("media_retry", None, collection=collection, resource_id=job.resource_id)
+    @property
+    def saver(self) -> DownloadSaver | None:
+        """Saves a finished file where the creator says (made for the bound session's downloads)."""
+        return self.card_actions.saver
 
     def clear_finished(self) -> None:
         background = self.background
         if background is None:
             return
         background.work.clear_finished()  # the cards go as their records do
-
-    # --- downloads -------------------------------------------------------------------------------------------
-
-    def _download(self, job: Job, view: CardView) -> None:
-        if job.kind == "episode":
-            url = view.links.get("audio_url")
-            if url:
-                self._choose_file(job, str(url), ".mp3")
-            return
-        self.work.start(self._media_download(job), on_error=self._failed, name="download link")
-
-    async def _media_download(self, job: Job) -> None:
-        background = self.background
-        if background is None or job.kind not in MEDIA_KINDS:
-            return
-        answer = await background.downloads.delivery(job.kind, job.resource_id)
-        delivery = answer.delivery
-        if delivery.kind == "available" and delivery.url:
-            self._choose_file(job, delivery.url, ".mp4")
-        elif delivery.kind == "preparing":
-            self.banner.show_message(
-                f"The file of “{job.title}” is being prepared"
-                + (f" ({delivery.reason})" if delivery.reason else "")
-                + "; try Download again in a minute.",
-                kind="info",
-            )
-        else:
-            self.banner.show_message(
-                f"The service has no downloadable file for “{job.title}”; open it in the studio instead.",
-                kind="warning",
-            )
-
-    def _choose_file(self, job: Job, url: str, fallback: str) -> None:
-        saver = self.saver
-        if saver is None and self.background is not None:
-            saver = self.saver = DownloadSaver(self.background.downloads, self.background.session.runtime.settings, self)
-            saver.said.connect(lambda text, kind: self.banner.show_message(text, kind=kind))
-        if saver is not None:
-            saver.ask(job.title or job.kind, url, fallback)
