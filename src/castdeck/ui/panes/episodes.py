@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from castdeck.api.models import Episode, EpisodeAccepted, PublishInput, PublishResult
+from castdeck.api.models import Episode, EpisodeAccepted
 from castdeck.services import catalog
 from castdeck.services.background import Background
 from castdeck.services.listing import ListFeed
@@ -43,7 +43,7 @@ from ..cells import (
     format_time,
     generation_text,
 )
-from ..dialogs.episode_dialogs import EpisodeCreateDialog, EpisodeEditDialog, PublishDialog, podcast_label
+from ..dialogs.episode_dialogs import EpisodeCreateDialog, EpisodeEditDialog, podcast_label
 from ..dialogs.generate_dialog import GenerateDialog
 from ..forms import FormDialog
 from ..pane import link_label
@@ -52,7 +52,8 @@ from ..pane_header import fit_filter
 from ..pickers import ComboPicker, host_feed, podcast_feed, source_feed
 from ..pictured import PicturedPane
 from ..resource_model import Column
-from ..widgets import alive, ask
+from ..widgets import alive
+from .episode_actions import EpisodeActions
 from .episode_cover import CoverReplacer
 from .episode_parts import GENERATION_STARTED, PublishWait, episode_columns, generating, live_text
 from .hosts import plain_value
@@ -102,7 +103,7 @@ class EpisodesPane(PicturedPane):
             label.setTextFormat(Qt.TextFormat.PlainText)  # they show service text (titles, errors)
         self.names.updated.connect(self._names_arrived)
         self.dialog: FormDialog | None = None
-        self.publish_waits: dict[str, PublishWait] = {}
+        self.episode_actions = EpisodeActions(self)
         background.jobs.jobChanged.connect(self._job_changed)
         self._active_filters: dict[str, str | None] | None = None
 
@@ -149,16 +150,17 @@ class EpisodesPane(PicturedPane):
         self.edit_button = button(
             "Edit…", "Edit episode", "Change the title, description or cover", self.edit_current
         )
+        acts = self.episode_actions
         self.publish_button = button(
-            "Publish now…", "Publish episode", "Publish this episode now", lambda: self.publish_current(False)
+            "Publish now…", "Publish episode", "Publish this episode now", lambda: acts.publish_current(False)
         )
         self.schedule_button = button(
-            "Schedule…", "Schedule episode", "Publish at a date and time", lambda: self.publish_current(True)
+            "Schedule…", "Schedule episode", "Publish at a date and time", lambda: acts.publish_current(True)
         )
         self.unpublish_button = button(
-            "Unpublish…", "Unpublish episode", "Take the episode back to draft", self.unpublish_current
+            "Unpublish…", "Unpublish episode", "Take the episode back to draft", acts.unpublish_current
         )
-        self.delete_button = button("Delete…", "Delete episode", "Delete this episode", self.delete_current)
+        self.delete_button = button("Delete…", "Delete episode", "Delete this episode", acts.delete_current)
         self.listen_button: QPushButton | None = None
         """The Listen button of the episode shown (in its Audio row; listening works offline too)."""
         listen_shortcut = QShortcut(QKeySequence("Ctrl+L"), self)
@@ -175,6 +177,11 @@ class EpisodesPane(PicturedPane):
 
     COLUMN_WIDTHS = (0, 124, 74, 126, 84, 112)
     """Pixels per column; the title (0) takes what is left."""
+
+    @property
+    def publish_waits(self) -> dict[str, PublishWait]:
+        """The strip above the list of each publish waiting for rendering, by episode id."""
+        return self.episode_actions.waits
 
     def columns(self) -> list[Column]:
         return episode_columns(self.names)
@@ -388,7 +395,7 @@ class EpisodesPane(PicturedPane):
         if isinstance(accepted, Accepted) and isinstance(accepted.data, EpisodeAccepted):
             self.banner.show_message(GENERATION_STARTED, kind="info")
             self._started_banner = str(accepted.data.id)
-            self.run(self._show_episode(str(accepted.data.id)), "Could not read the new episode")
+            self.run(self.show_episode(str(accepted.data.id)), "Could not read the new episode")
         elif isinstance(accepted, OutboxEntry | Job):
             text, kind = started_text(accepted)
             self.banner.show_message(text, kind=kind)
@@ -399,7 +406,7 @@ class EpisodesPane(PicturedPane):
         self.background.jobs.observe("episode", str(episode.id), episode)
         return episode
 
-    async def _show_episode(self, episode_id: str, *, select: bool = True) -> Episode:
+    async def show_episode(self, episode_id: str, *, select: bool = True) -> Episode:
         episode = await self.read_item(episode_id)
         self.item_changed(episode, select=select)
         return episode
@@ -470,78 +477,10 @@ class EpisodesPane(PicturedPane):
         window.activateWindow()
         return window
 
-    # --- publishing ----------------------------------------------------------------------------------------
+    # --- publish, schedule, unpublish and delete (episode_actions) ----------------------------------------
 
     def publish_current(self, schedule: bool = False) -> None:
-        episode = self.current
-        if not isinstance(episode, Episode):
-            return
-        dialog = PublishDialog(
-            self.session,
-            episode,
-            lambda value: self._publish_first(episode, value),
-            schedule=schedule,
-            parent=self,
-        )
-        self.open_dialog(dialog, self._published)
-
-    async def _publish_first(self, episode: Episode, value: PublishInput) -> PublishResult | Job:
-        """The dialog's attempt: published, or a publish job waiting for rendering, or refused."""
-        return await self.background.publisher.publish(episode, value.scheduled_time)
-
-    def _published(self, dialog: FormDialog) -> None:
-        result = dialog.result_value
-        if isinstance(result, PublishResult) and isinstance(dialog, PublishDialog):
-            self.run(self._after_publish(dialog.episode, result), "Could not read the episode")
-
-    async def _after_publish(self, episode: Episode, result: PublishResult) -> None:
-        title = episode.title or "the episode"
-        if result.status == "scheduled":
-            self.banner.show_message(f"Scheduled “{title}” for {format_time(result.scheduled_time)}.")
-        else:
-            self.banner.show_message(f"Published “{title}”.")
-        await self._show_episode(str(episode.id))
-
-    def stop_waiting(self, episode_id: str) -> None:
-        stopped = self.background.publisher.stop(str(episode_id))
-        if stopped is not None:
-            self.banner.show_message(stopped.error or "Stopped waiting to publish.")
-
-    def _publish_changed(self, job: Job) -> None:
-        """A publish job changed: its strip above the list, and the episode when it ended."""
-        key = job.resource_id
-        wait = self.publish_waits.get(key)
-        if job.active:
-            if wait is None:
-                wait = PublishWait(str(job.extra.get("episode_title") or "the episode"), self)
-                self.extra_top.addWidget(wait)
-                self.publish_waits[key] = wait
-                wait.stop_button.clicked.connect(lambda: self.stop_waiting(key))
-            attempts = int(job.extra.get("attempts") or 1)
-            wait.set_text(
-                f"Waiting for rendering of “{wait.title}” to finish, then publishing "
-                f"(attempt {attempts} of {self.background.publisher.max_attempts}); its card is in Jobs."
-            )
-            self._refresh_if_current(key)
-            return
-        if wait is not None:
-            del self.publish_waits[key]
-            wait.hide()
-            wait.deleteLater()
-        if job.state == "completed":
-            title = job.extra.get("episode_title") or "the episode"
-            if job.extra.get("publish_status") == "scheduled":
-                when = format_time(str(job.extra.get("scheduled_time") or ""))
-                self.banner.show_message(f"Scheduled “{title}” for {when}.")
-            else:
-                self.banner.show_message(f"Published “{title}”.")
-        elif (
-            job.state == "failed" and wait is not None and not (job.error or "").startswith("Stopped waiting")
-        ):
-            self.banner.show_message(
-                f"Could not publish: {job.error}", kind="error", request_id=job.request_id
-            )
-        self.run(self._show_episode(key, select=False), "Could not read the episode")
+        self.episode_actions.publish_current(schedule)
 
     def _note_if_current(self, key: str, text: str) -> None:
         if isinstance(self.current, Episode) and str(self.current.id) == key:
@@ -549,52 +488,9 @@ class EpisodesPane(PicturedPane):
             self.details.note.setText(text)
             self.details.note.show()
 
-    def _refresh_if_current(self, key: str) -> None:
+    def refresh_if_current(self, key: str) -> None:
         if isinstance(self.current, Episode) and str(self.current.id) == key:
             self.show_item(self.current)
-
-    # --- unpublish and delete ------------------------------------------------------------------------------
-
-    def unpublish_current(self) -> None:
-        episode = self.current
-        if isinstance(episode, Episode):
-            self.run(self._unpublish(episode), f"Could not unpublish “{episode.title or 'the episode'}”")
-
-    async def _unpublish(self, episode: Episode) -> None:
-        title = episode.title or "this episode"
-        confirmed = await ask(
-            self,
-            "Unpublish episode",
-            f"Take this episode back to draft?\n\n“{title}” leaves the feed and the website until it is "
-            "published again.",
-            "Unpublish",
-            destructive=False,
-        )
-        if not confirmed:
-            return
-        fresh = await catalog.unpublish_episode(self.session, episode.id)
-        self.item_changed(fresh)
-        self.banner.show_message(f"“{title}” is a draft again.")
-
-    def delete_current(self) -> None:
-        episode = self.current
-        if isinstance(episode, Episode):
-            self.run(self._delete(episode), f"Could not delete “{episode.title or 'the episode'}”")
-
-    async def _delete(self, episode: Episode) -> None:
-        title = episode.title or "this untitled episode"
-        confirmed = await ask(
-            self,
-            "Delete episode",
-            f"Delete this episode for good?\n\n“{title}”, its audio and its video are removed. This cannot be undone.",
-            "Delete",
-        )
-        if not confirmed:
-            return
-        await catalog.delete_episode(self.session, episode.id)
-        self.stop_waiting(str(episode.id))
-        self.item_removed(str(episode.id))
-        self.banner.show_message(f"Deleted “{title}”.")
 
     # --- following a generation: the tracker's job ----------------------------------------------------------
 
@@ -607,7 +503,7 @@ class EpisodesPane(PicturedPane):
         if not alive(self):
             return
         if job.kind == "publish":
-            self._publish_changed(job)
+            self.episode_actions.publish_changed(job)
             return
         if job.kind != "episode":
             return
@@ -617,9 +513,9 @@ class EpisodesPane(PicturedPane):
                 if self.banner.isVisible() and self.banner.text == GENERATION_STARTED:
                     self.banner.hide()
             if self.model.row_of(job.resource_id) >= 0:
-                self.run(self._show_episode(job.resource_id, select=False), "Could not read the episode")
+                self.run(self.show_episode(job.resource_id, select=False), "Could not read the episode")
             return
-        self._refresh_if_current(job.resource_id)
+        self.refresh_if_current(job.resource_id)
 
     def _names_arrived(self) -> None:
         rows = self.model.rowCount()

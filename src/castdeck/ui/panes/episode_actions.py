@@ -1,0 +1,159 @@
+"""The Episodes pane's publish, schedule, unpublish and delete actions.
+
+Publishing goes through the publish service: the dialog's attempt publishes at once, or, while
+rendering runs, becomes a publish job with a card in Jobs. While such a job waits, a strip above
+the list says so with a "Stop waiting" button; when it ends, the banner says how and the episode
+is read again. Unpublishing and deleting ask first; a deleted episode's waiting publish stops.
+The pane builds the buttons and shows them in its details; this does what they ask.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+
+from castdeck.api.models import Episode, PublishInput, PublishResult
+from castdeck.services import catalog
+from castdeck.store.jobs import Job
+
+from ..cells import format_time
+from ..dialogs.episode_dialogs import PublishDialog
+from ..forms import FormDialog
+from ..widgets import ask
+from .episode_parts import PublishWait
+
+if TYPE_CHECKING:
+    from .episodes import EpisodesPane
+
+__all__ = ["EpisodeActions"]
+
+
+class EpisodeActions(QObject):
+    """Publish now or at a time, the wait for rendering, unpublish and delete, for one pane."""
+
+    def __init__(self, pane: EpisodesPane) -> None:
+        super().__init__(pane)
+        self.pane = pane
+        self.waits: dict[str, PublishWait] = {}
+        """The strip above the list of each publish waiting for rendering, by episode id."""
+
+    # --- publishing ----------------------------------------------------------------------------------------
+
+    def publish_current(self, schedule: bool = False) -> None:
+        pane = self.pane
+        episode = pane.current
+        if not isinstance(episode, Episode):
+            return
+        dialog = PublishDialog(
+            pane.session,
+            episode,
+            lambda value: self._publish_first(episode, value),
+            schedule=schedule,
+            parent=pane,
+        )
+        pane.open_dialog(dialog, self._published)
+
+    async def _publish_first(self, episode: Episode, value: PublishInput) -> PublishResult | Job:
+        """The dialog's attempt: published, or a publish job waiting for rendering, or refused."""
+        return await self.pane.background.publisher.publish(episode, value.scheduled_time)
+
+    def _published(self, dialog: FormDialog) -> None:
+        result = dialog.result_value
+        if isinstance(result, PublishResult) and isinstance(dialog, PublishDialog):
+            self.pane.run(self._after_publish(dialog.episode, result), "Could not read the episode")
+
+    async def _after_publish(self, episode: Episode, result: PublishResult) -> None:
+        title = episode.title or "the episode"
+        if result.status == "scheduled":
+            self.pane.banner.show_message(f"Scheduled “{title}” for {format_time(result.scheduled_time)}.")
+        else:
+            self.pane.banner.show_message(f"Published “{title}”.")
+        await self.pane.show_episode(str(episode.id))
+
+    def stop_waiting(self, episode_id: str) -> None:
+        stopped = self.pane.background.publisher.stop(str(episode_id))
+        if stopped is not None:
+            self.pane.banner.show_message(stopped.error or "Stopped waiting to publish.")
+
+    def publish_changed(self, job: Job) -> None:
+        """A publish job changed: its strip above the list, and the episode when it ended."""
+        pane = self.pane
+        key = job.resource_id
+        wait = self.waits.get(key)
+        if job.active:
+            if wait is None:
+                wait = PublishWait(str(job.extra.get("episode_title") or "the episode"), pane)
+                pane.extra_top.addWidget(wait)
+                self.waits[key] = wait
+                wait.stop_button.clicked.connect(lambda: self.stop_waiting(key))
+            attempts = int(job.extra.get("attempts") or 1)
+            wait.set_text(
+                f"Waiting for rendering of “{wait.title}” to finish, then publishing "
+                f"(attempt {attempts} of {pane.background.publisher.max_attempts}); its card is in Jobs."
+            )
+            pane.refresh_if_current(key)
+            return
+        if wait is not None:
+            del self.waits[key]
+            wait.hide()
+            wait.deleteLater()
+        if job.state == "completed":
+            title = job.extra.get("episode_title") or "the episode"
+            if job.extra.get("publish_status") == "scheduled":
+                when = format_time(str(job.extra.get("scheduled_time") or ""))
+                pane.banner.show_message(f"Scheduled “{title}” for {when}.")
+            else:
+                pane.banner.show_message(f"Published “{title}”.")
+        elif (
+            job.state == "failed" and wait is not None and not (job.error or "").startswith("Stopped waiting")
+        ):
+            pane.banner.show_message(
+                f"Could not publish: {job.error}", kind="error", request_id=job.request_id
+            )
+        pane.run(pane.show_episode(key, select=False), "Could not read the episode")
+
+    # --- unpublish and delete ------------------------------------------------------------------------------
+
+    def unpublish_current(self) -> None:
+        episode = self.pane.current
+        if isinstance(episode, Episode):
+            self.pane.run(self._unpublish(episode), f"Could not unpublish “{episode.title or 'the episode'}”")
+
+    async def _unpublish(self, episode: Episode) -> None:
+        pane = self.pane
+        title = episode.title or "this episode"
+        confirmed = await ask(
+            pane,
+            "Unpublish episode",
+            f"Take this episode back to draft?\n\n“{title}” leaves the feed and the website until it is "
+            "published again.",
+            "Unpublish",
+            destructive=False,
+        )
+        if not confirmed:
+            return
+        fresh = await catalog.unpublish_episode(pane.session, episode.id)
+        pane.item_changed(fresh)
+        pane.banner.show_message(f"“{title}” is a draft again.")
+
+    def delete_current(self) -> None:
+        episode = self.pane.current
+        if isinstance(episode, Episode):
+            self.pane.run(self._delete(episode), f"Could not delete “{episode.title or 'the episode'}”")
+
+    async def _delete(self, episode: Episode) -> None:
+        pane = self.pane
+        title = episode.title or "this untitled episode"
+        confirmed = await ask(
+            pane,
+            "Delete episode",
+            f"Delete this episode for good?\n\n“{title}”, its audio and its video are removed. This cannot be undone.",
+            "Delete",
+        )
+        if not confirmed:
+            return
+        await catalog.delete_episode(pane.session, episode.id)
+        self.stop_waiting(str(episode.id))
+        pane.item_removed(str(episode.id))
+        pane.banner.show_message(f"Deleted “{title}”.")
