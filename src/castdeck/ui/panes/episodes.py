@@ -10,7 +10,6 @@ with a card, and a strip above the list says so with a "Stop waiting" button.
 from __future__ import annotations
 
 import logging
-import re
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QPoint, Qt
@@ -18,7 +17,6 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractButton,
     QComboBox,
-    QHBoxLayout,
     QHeaderView,
     QPushButton,
     QWidget,
@@ -28,7 +26,7 @@ from castdeck.api.models import Episode, EpisodeAccepted
 from castdeck.services import catalog
 from castdeck.services.background import Background
 from castdeck.services.listing import ListFeed
-from castdeck.services.publish import NOT_RENDERED_NOTE, PublishBlocked, never_rendered
+from castdeck.services.publish import PublishBlocked, never_rendered
 from castdeck.services.session import Session
 from castdeck.services.starting import Accepted, started_text
 from castdeck.store.jobs import Job
@@ -38,15 +36,11 @@ from ..cells import (
     EPISODE_STATUSES,
     PODCAST_FILTER,
     STATUS_FILTER,
-    episode_created,
-    episode_published,
-    format_time,
     generation_text,
 )
 from ..dialogs.episode_dialogs import EpisodeCreateDialog, EpisodeEditDialog, podcast_label
 from ..dialogs.generate_dialog import GenerateDialog
 from ..forms import FormDialog
-from ..pane import link_label
 from ..pane_failed import WindowFailed
 from ..pane_header import fit_filter
 from ..pickers import ComboPicker, host_feed, podcast_feed, source_feed
@@ -55,8 +49,8 @@ from ..resource_model import Column
 from ..widgets import alive
 from .episode_actions import EpisodeActions
 from .episode_cover import CoverReplacer
-from .episode_parts import GENERATION_STARTED, PublishWait, episode_columns, generating, live_text
-from .hosts import plain_value
+from .episode_details import audio_row, episode_error, episode_facts, episode_note, episode_subtitle
+from .episode_parts import GENERATION_STARTED, PublishWait, episode_columns, generating
 from .podcasts import NameBook
 
 if TYPE_CHECKING:
@@ -228,18 +222,7 @@ class EpisodesPane(PicturedPane):
         return getattr(podcast, "image_url", None) or None
 
     def card_subtitle(self, item: Episode) -> str:
-        """Under a card's title: its state and the day that matters (published, or created)."""
-        published = episode_published(item)
-        if generating(item):
-            state = "Generating"
-        elif item.status == "scheduled" and published:
-            state = f"Scheduled {published}"
-        elif item.status == "published" and published:
-            return f"Published {published}"
-        else:
-            state = (item.status or "draft").capitalize()
-        day = episode_created(item)
-        return f"{state} · {day}" if day else state
+        return episode_subtitle(item)
 
     def on_write_state(self, reason: str | None) -> None:
         if self._built:  # the replacer is told the state when it is made
@@ -249,45 +232,10 @@ class EpisodesPane(PicturedPane):
         for kind in ("podcast", "host", "source"):
             self.names.load(kind)
         self.show_cover(item)
-        generation = item.generation
-        error = (generation.error_message if generation is not None else None) or item.error_message
-        live = self._live_job(item)
-        rows: list[tuple[str, Any]] = [
-            ("Podcast", plain_value(self.names.name("podcast", item.podcast_id))),
-            ("Status", plain_value((item.status or "—").capitalize())),
-            (
-                "Generation",
-                plain_value(live_text(live) if live is not None else generation_text(item)),
-            ),
-        ]
-        if generation is not None:
-            rows.append(("Started", format_time(generation.started_at)))
-            if generation.completed_at:
-                rows.append(("Finished", format_time(generation.completed_at)))
-        if error:
-            rows.append(("Error", plain_value(error)))
-        skipped = generation.skipped_sources if generation is not None else None
-        if skipped:
-            lines = [f"{s.title or s.url or s.id}: {s.reason or 'no reason given'}" for s in skipped]
-            rows.append(("Skipped sources", plain_value("\n".join(lines))))
-        rows += [
-            ("Audio", self._audio_row(item.audio_url) if item.audio_url else "—"),
-            ("Video", link_label(item.video_url, "Video file") if item.video_url else "—"),
-        ]
-        if item.url:
-            rows.append(("Episode page", link_label(item.url, "Open the episode page")))
-        rows += [
-            ("Hosts", plain_value(self.names.names("host", item.host_ids))),
-            ("Sources", plain_value(self.names.names("source", item.source_ids))),
-            ("Created", format_time(item.created_at)),
-            ("Updated", format_time(item.updated_at)),
-        ]
-        if item.published_at:
-            rows.append(("Published", format_time(item.published_at)))
-        if item.scheduled_at:
-            rows.append(("Scheduled for", format_time(item.scheduled_at)))
-        rows.append(("Episode ID", plain_value(item.id)))
-        note, note_kind = self._note_for(item, error)
+        error = episode_error(item)
+        rows = episode_facts(item, self.names, self._live_job(item), error, self._audio_row)
+        wait = self.publish_waits.get(str(item.id))
+        note, note_kind = episode_note(item, error, wait.text if wait is not None else None)
         self.details.show_facts(item.title or "(untitled)", rows, text=item.description or "", note=note,
                                 note_kind=note_kind)  # fmt: skip
         self.details.set_actions(self._actions_for(item))
@@ -314,37 +262,8 @@ class EpisodesPane(PicturedPane):
         job = self.background.jobs.job("episode", str(item.id))
         return job if job is not None and job.active else None
 
-    def _note_for(self, item: Episode, error: str | None) -> tuple[str | None, str]:
-        wait = self.publish_waits.get(str(item.id))
-        if wait is not None:
-            return wait.text, "info"
-        if error:
-            said = re.sub(r"^\s*generation failed\s*[:.-]\s*", "", error, flags=re.IGNORECASE)
-            return (
-                f"Generation failed: {said or error}",
-                "error",
-            )  # never "Generation failed: Generation failed:"
-        if generating(item):
-            return "Generating: these details follow its progress (and its card in Jobs, Ctrl+J).", "info"
-        if item.generation is None and item.status == "draft":
-            return "An empty draft: write and render it in the studio application before publishing.", "info"
-        if never_rendered(item):
-            return NOT_RENDERED_NOTE, "info"
-        return None, "info"
-
     def _audio_row(self, url: str) -> QWidget:
-        """The Audio row: Listen (the player and transcript) beside the link to the file."""
-        row = QWidget()
-        layout = QHBoxLayout(row)
-        layout.setContentsMargins(0, 0, 0, 0)
-        listen = QPushButton("▶  Listen", row)
-        listen.setAccessibleName("Listen to the episode")
-        listen.setToolTip("Play the audio and read along with the transcript (Ctrl+L)")
-        listen.clicked.connect(self.listen_current)
-        layout.addWidget(listen)
-        layout.addWidget(link_label(url, "Audio file"))
-        layout.addStretch(1)
-        self.listen_button = listen
+        row, self.listen_button = audio_row(url, self.listen_current)
         return row
 
     def _actions_for(self, item: Episode) -> list[QAbstractButton]:
