@@ -17,12 +17,11 @@ the pane reads itself (details, Refresh status) is handed to the tracker too.
 from __future__ import annotations
 
 import contextlib
-import json
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtGui import QPixmap
-from PySide6.QtWidgets import QAbstractButton, QFormLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractButton, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from castdeck.api.errors import CastdeckError
 from castdeck.api.models import Host, MediaJob, MediaOptions
@@ -52,9 +51,9 @@ from ..preview.preview import MediaPreview
 from ..preview.stills import Stills
 from ..resource_model import Column, format_time
 from ..widgets import alive, ask, open_web_link
+from .media_details import finish_facts, phase_text, readable_error, say_duration, settings_rows
 from .media_download import DownloadState, DownloadView
-from .media_length import FROM_FILE, ItemLength, clock_text, item_length, length_tip
-from .voices import LANGUAGES
+from .media_length import ItemLength, clock_text, item_length, length_tip
 
 __all__ = [
     "DownloadState",
@@ -67,28 +66,6 @@ __all__ = [
     "readable_error",
     "status_text",
 ]
-
-ORIENTATION_TEXT = {"LANDSCAPE": "Landscape", "PORTRAIT": "Portrait", "SQUARE": "Square", "AUTO": "Auto"}
-
-
-def phase_text(phase: str | None) -> str:
-    return (phase or "").replace("_", " ").capitalize()
-
-
-def readable_error(error: Any) -> str:
-    """A job's ``error``: a sentence as sent, or the message (and code) of an error object."""
-    if error is None or error == "":
-        return ""
-    if isinstance(error, str):
-        return error
-    if isinstance(error, dict):
-        message = error.get("message") or error.get("detail") or error.get("title") or error.get("reason")
-        code = error.get("code") or error.get("type")
-        if message:
-            return f"{message} ({code})" if code and code != message else str(message)
-        if code:
-            return str(code)
-    return json.dumps(error, ensure_ascii=False, default=str)
 
 
 class MediaPane(ResourcePane):
@@ -186,7 +163,7 @@ class MediaPane(ResourcePane):
             and label is not None
             and alive(label)
         ):
-            self._say_duration(label, self.current)
+            say_duration(label, self._length(self.current), self.info.noun, readable=self.lengths_readable)
 
     # --- list ----------------------------------------------------------------------------------------------
 
@@ -309,9 +286,11 @@ class MediaPane(ResourcePane):
         if status == "completed" or self._length(item) is not None:
             self.duration_label = QLabel()
             self.duration_label.setTextFormat(Qt.TextFormat.PlainText)  # its row's label labels it
-            self._say_duration(self.duration_label, item)
+            say_duration(
+                self.duration_label, self._length(item), self.info.noun, readable=self.lengths_readable
+            )
             rows.append(("Duration", self.duration_label))
-        rows.extend(self._settings_rows(item))
+        rows.extend(settings_rows(item, self.info.kind))
         rows.append(("Generation ID", item.generation_id))
         rows.append(("Created", format_time(item.created_at)))
         rows.append(("Updated", format_time(item.updated_at)))
@@ -341,70 +320,11 @@ class MediaPane(ResourcePane):
                 "These details and its card in Jobs (Ctrl+J) follow it."
             )
         self.details.show_facts(self._title_of(item), rows, note=note, note_kind=note_kind)
-        self._finish_facts()
+        finish_facts(self.details)
         self.details.set_actions(self._actions(item))
         self.preview.show_item(item)
         if status == "generating":
             self._follow(item)
-
-    def _say_duration(self, label: QLabel, item: MediaJob) -> None:
-        length = self._length(item)
-        if length is None:
-            label.setText("Not known yet" if self.lengths_readable else "Not given by the service")
-            label.setToolTip(
-                f"The service gives no length; Castdeck reads it from the file once the {self.info.noun} is "
-                "previewed here."
-                if self.lengths_readable
-                else f"The service gives no length, and this computer cannot open the {self.info.noun} file."
-            )
-            return
-        label.setText(format_duration(length.seconds))
-        label.setToolTip(
-            "Read from its file on this computer (the service gives no length)"
-            if length.source == FROM_FILE
-            else "As the service gives it"
-        )
-
-    def _finish_facts(self) -> None:
-        """Strings from the service are shown as text, never as markup; and the new rows are shown now
-        (a layout shows new children of a visible widget only on a later turn of the event loop)."""
-        self.details.heading.setTextFormat(Qt.TextFormat.PlainText)
-        self.details.note.setTextFormat(Qt.TextFormat.PlainText)
-        form = self.details.form
-        for row in range(form.rowCount()):
-            for role in (QFormLayout.ItemRole.LabelRole, QFormLayout.ItemRole.FieldRole):
-                item = form.itemAt(row, role)
-                widget = item.widget() if item is not None else None
-                if widget is None:
-                    continue
-                field = role is QFormLayout.ItemRole.FieldRole
-                if field and isinstance(widget, QLabel) and widget.textFormat() == Qt.TextFormat.AutoText:
-                    widget.setTextFormat(Qt.TextFormat.PlainText)
-                widget.show()
-
-    def _settings_rows(self, item: MediaJob) -> list[tuple[str, Any]]:
-        rows: list[tuple[str, Any]] = []
-        orientation = getattr(item, "orientation", None)
-        if orientation:
-            rows.append(("Orientation", ORIENTATION_TEXT.get(str(orientation), str(orientation))))
-        language = getattr(item, "language", None)
-        if language:
-            name = LANGUAGES.get(str(language))
-            rows.append(("Language", f"{name} ({language})" if name else str(language)))
-        sources = getattr(item, "source_ids", None)
-        if isinstance(sources, list):
-            label = "Visuals" if self.info.kind == "voiceover" else "Research sources"
-            rows.append(
-                (label, f"{len(sources)} source{'s' if len(sources) != 1 else ''}" if sources else "None")
-            )
-        for field, label in (("background_music", "Background music"), ("captions_enabled", "Captions")):
-            value = getattr(item, field, None)
-            if isinstance(value, bool):
-                rows.append((label, "On" if value else "Off"))
-        motion = getattr(item, "visual_motion", None)
-        if motion:
-            rows.append(("Visual motion", str(motion).capitalize()))
-        return rows
 
     def _actions(self, item: MediaJob) -> list[QAbstractButton]:
         noun = self.info.noun
