@@ -29,10 +29,7 @@ from castdeck.services.background import Background
 from castdeck.services.listing import ListFeed
 from castdeck.services.media_actions import (
     COLLECTIONS,
-    RETRYABLE,
-    DownloadCheck,
     MediaActions,
-    StatusCheck,
     format_duration,
     format_seconds,
     started_note,
@@ -50,9 +47,10 @@ from ..pickers import host_feed
 from ..preview.preview import MediaPreview
 from ..preview.stills import Stills
 from ..resource_model import Column, format_time
-from ..widgets import alive, ask, open_web_link
+from ..widgets import alive
 from .media_details import finish_facts, phase_text, readable_error, say_duration, settings_rows
 from .media_download import DownloadState, DownloadView
+from .media_item_actions import MediaItemActions
 from .media_length import ItemLength, clock_text, item_length, length_tip
 
 __all__ = [
@@ -102,6 +100,8 @@ class MediaPane(ResourcePane):
         super().__init__(session, parent)
         self.saver = DownloadSaver(background.downloads, session.runtime.settings, self)  # saves where the creator says
         self.saver.said.connect(lambda text, kind: self.banner.show_message(text, kind=kind))
+        self.item_actions = MediaItemActions(self)
+        """Retry, Download, Open in studio and Refresh status (``media_item_actions``)."""
         self.stills.setParent(self)
         self.stills.stillReady.connect(self._still_arrived)
         self.stills.lengthKnown.connect(self._length_known)
@@ -135,8 +135,8 @@ class MediaPane(ResourcePane):
 
     def picture_text(self, item: MediaJob) -> str:
         if str(item.id) in self.stills.audio_only:
-            return f"Waveform of {self._title_of(item)} (sound only)"
-        return f"Still from {self._title_of(item)}"
+            return f"Waveform of {self.title_of(item)} (sound only)"
+        return f"Still from {self.title_of(item)}"
 
     def card_subtitle(self, item: MediaJob) -> str:
         parts = [self.info.noun.capitalize(), (item.status or "").replace("_", " ").lower()]
@@ -169,7 +169,7 @@ class MediaPane(ResourcePane):
 
     def columns(self) -> list[Column]:
         columns = [
-            Column("Title", self._title_of, tooltip=self._title_of),
+            Column("Title", self.title_of, tooltip=self.title_of),
             Column(
                 "Status", lambda j: status_text(j.status), tooltip=lambda j: readable_error(j.error) or None
             ),
@@ -220,7 +220,7 @@ class MediaPane(ResourcePane):
     async def fetch_item(self, item: MediaJob) -> MediaJob:
         return await self.read_item(str(item.id))
 
-    def _title_of(self, job: MediaJob) -> str:
+    def title_of(self, job: MediaJob) -> str:
         return job.title or f"Untitled {self.info.noun}"
 
     def _style_name(self, style_id: str | None) -> str:
@@ -304,7 +304,7 @@ class MediaPane(ResourcePane):
         if key in self.deliveries:
             view = DownloadView(self.deliveries[key], noun, item.studio_url)
             if view.check_again is not None:
-                view.check_again.clicked.connect(lambda: self._start_download(key))
+                view.check_again.clicked.connect(lambda: self.item_actions.start_download(key))
             self.download_view = view
             rows.append(("Download", view))
 
@@ -319,7 +319,7 @@ class MediaPane(ResourcePane):
                 f"Generating{': ' + phase_text(item.phase).lower() if item.phase else ''}. "
                 "These details and its card in Jobs (Ctrl+J) follow it."
             )
-        self.details.show_facts(self._title_of(item), rows, note=note, note_kind=note_kind)
+        self.details.show_facts(self.title_of(item), rows, note=note, note_kind=note_kind)
         finish_facts(self.details)
         self.details.set_actions(self._actions(item))
         self.preview.show_item(item)
@@ -327,34 +327,9 @@ class MediaPane(ResourcePane):
             self._follow(item)
 
     def _actions(self, item: MediaJob) -> list[QAbstractButton]:
-        noun = self.info.noun
-        key = str(item.id)
-        buttons: list[QAbstractButton] = []
-        self.retry_button = None
-        if (item.status or "").lower() in RETRYABLE:
-            retry = QPushButton("Retry", self)
-            retry.setAccessibleName(f"Retry {noun}")
-            retry.setToolTip(f"Start a new attempt of this {noun} (same id)")
-            retry.clicked.connect(lambda: self.run(self._retry(key), f"Could not retry the {noun}"))
-            self.writes(retry)
-            buttons.append(retry)
-            self.retry_button = retry
-        download = QPushButton("Download", self)
-        download.setAccessibleName(f"Download {noun}")
-        download.setToolTip(f"Ask the service where the {noun} file can be downloaded")
-        download.clicked.connect(lambda: self._start_download(key))
-        studio = QPushButton("Open in studio", self)
-        studio.setAccessibleName(f"Open {noun} in the studio")
-        studio.setToolTip(item.studio_url or "The service gave no studio address")
-        studio.setEnabled(bool(item.studio_url))
-        studio.clicked.connect(lambda: open_web_link(item.studio_url or "", self))
-        status = QPushButton("Refresh status", self)
-        status.setAccessibleName(f"Refresh {noun} status")
-        status.setToolTip("Ask the service for the current status once")
-        status.clicked.connect(lambda: self.run(self._check_status(key), f"Could not read the {noun} status"))
-        buttons += [download, studio, status]
-        self.download_button, self.studio_button, self.status_button = download, studio, status
-        return buttons
+        made = self.item_actions.buttons(item)
+        self.retry_button, self.download_button, self.studio_button, self.status_button = made
+        return [button for button in made if button is not None]
 
     async def read_item(self, media_id: str) -> MediaJob:
         """The job as the service has it now (the tracker hears of it too)."""
@@ -369,15 +344,13 @@ class MediaPane(ResourcePane):
         if not jobs.is_following(self.info.kind, key):
             known = jobs.job(self.info.kind, key)
             if known is None or known.finished:
-                jobs.track(
-                    self.info.kind, key, title=f"{self.info.noun.capitalize()}: {self._title_of(item)}"
-                )
+                jobs.track(self.info.kind, key, title=f"{self.info.noun.capitalize()}: {self.title_of(item)}")
 
     def _job_changed(self, job: Job) -> None:
         if not alive(self) or job.kind != self.info.kind:
             return
         key = job.resource_id
-        item = self._item(key)
+        item = self.item_of(key)
         if item is None:
             return
         if job.finished:
@@ -393,67 +366,15 @@ class MediaPane(ResourcePane):
         # What Download said stays shown with the time it was asked ("Check again" asks anew).
         self.item_changed(await self.read_item(key), select=False)
 
-    def _item(self, key: str) -> MediaJob | None:
+    def item_of(self, key: str) -> MediaJob | None:
         if self.current is not None and str(self.current.id) == key:
             return self.current  # type: ignore[no-any-return]
         row = self.model.row_of(key)
         return self.model.item(row) if row >= 0 else None
 
-    def _reshow(self, key: str) -> None:
+    def reshow(self, key: str) -> None:
         if self.current is not None and str(self.current.id) == key:
             self.show_item(self.current)
-
-    # --- actions -------------------------------------------------------------------------------------------
-
-    async def _retry(self, key: str) -> None:
-        item = self._item(key)
-        if item is None:
-            return
-        noun = self.info.noun
-        confirmed = await ask(
-            self, f"Retry {noun}",
-            f"Start a new attempt of “{self._title_of(item)}”? It keeps its id and holds credits again "
-            "while it generates.",
-            "Retry", destructive=False,
-        )  # fmt: skip
-        if not confirmed:
-            return
-        outcome = await self.media_actions.retry(key)
-        self.deliveries.pop(key, None)  # what Download said belongs to the earlier attempt
-        self.status_notes[key] = outcome.note
-        if outcome.item is None:
-            self._reshow(key)
-        else:
-            self.item_changed(outcome.item, select=False)
-
-    def _start_download(self, key: str) -> None:
-        self.run(self._download(key), f"Could not check the {self.info.noun} download")
-
-    async def _download(self, key: str) -> DownloadCheck:
-        checked = await self.media_actions.download(key, self._item(key))
-        if checked.status is not None:
-            self._status_read(key, checked.status)  # the list still showed an older state
-        state = checked.state
-        self.deliveries[key] = state
-        if state.saveable and state.url:
-            item = self._item(key)
-            title = item.title if item is not None and item.title else f"{self.info.noun} {key}"
-            self.saver.ask(title, state.url, ".mp4")  # saved where the creator says, in the app
-        self._reshow(key)
-        return checked
-
-    async def _check_status(self, key: str) -> None:
-        self._status_read(key, await self.media_actions.check_status(key))
-
-    def _status_read(self, key: str, check: StatusCheck) -> None:
-        """Show what a status check found: its note, and the item in the state it read."""
-        self.status_notes[key] = check.note
-        item = self._item(key)
-        if item is None:
-            return
-        if check.changes(item):
-            self.deliveries.pop(key, None)  # what Download said belongs to the earlier state
-        self.item_changed(check.applied_to(item), select=False)
 
     # --- create --------------------------------------------------------------------------------------------
 
