@@ -33,7 +33,7 @@ from castdeck.services.session import Session
 from castdeck.services.tasks import TaskScope, close_owned
 from castdeck.store.drafts import Draft
 
-from ..accessible import name_grips, shows_value
+from ..accessible import name_grips
 from ..palette import tone
 from ..pickers import host_feed
 from ..splitters import keep_sizes
@@ -42,10 +42,8 @@ from ..widgets import Banner, heading_label
 from .actions import ScriptActions
 from .colors import assign_slots
 from .draft_list import DraftDelegate, DraftListModel
-from .editor import ScriptEditor
-from .find_bar import FindBar
-from .panels import OutlinePanel, ProblemsPanel, SpeakersPanel
 from .structure_view import StructureView
+from .text_page import ScriptPanels, TextPage, push_button
 
 __all__ = ["PANEL_DELAY_MS", "ScriptsPane"]
 
@@ -91,12 +89,7 @@ class ScriptsPane(ScriptActions):
     # --- building --------------------------------------------------------------------------------------------
 
     def _button(self, text: str, name: str, tip: str, slot: Any, row: QHBoxLayout) -> QPushButton:
-        button = QPushButton(text, self)
-        button.setAccessibleName(name)
-        button.setToolTip(tip)
-        button.clicked.connect(lambda _=False: slot())
-        row.addWidget(button)
-        return button
+        return push_button(self, text, name, tip, slot, row)
 
     def _build(self) -> None:
         outer = QVBoxLayout(self)
@@ -165,44 +158,11 @@ class ScriptsPane(ScriptActions):
         center_layout.addWidget(self.info)
         self.views = QTabWidget(center)
         self.views.setAccessibleName("Script views")
-        text_page = QWidget(self.views)
-        text_layout = QVBoxLayout(text_page)
-        text_layout.setContentsMargins(0, 0, 0, 0)
-        self.editor = ScriptEditor(text_page)
-        self.find_bar = FindBar(self.editor, text_page)
+        text_page = TextPage(self.views)
+        self.editor, self.find_bar, self.status = text_page.editor, text_page.find_bar, text_page.status
+        self.undo_button, self.redo_button = text_page.undo_button, text_page.redo_button
+        self.find_button, self.save_state = text_page.find_button, text_page.save_state
         self.find_bar.replaceAllRequested.connect(self.replace_all)
-        text_layout.addWidget(self.find_bar)
-        text_layout.addWidget(self.editor, 1)
-        undo_row = QHBoxLayout()
-        self.undo_button = b("Undo", "Undo", "Undo (Ctrl+Z)", self.editor.undo, undo_row)
-        self.redo_button = b("Redo", "Redo", "Redo (Ctrl+Shift+Z)", self.editor.redo, undo_row)
-        self.undo_button.setEnabled(False)
-        self.redo_button.setEnabled(False)
-        self.editor.undoAvailable.connect(self.undo_button.setEnabled)
-        self.editor.redoAvailable.connect(self.redo_button.setEnabled)
-        self.find_button = b("Find…", "Find and replace", "Find (Ctrl+F) and replace (Ctrl+H)",
-                             lambda: self.find_bar.open_bar(replace=True), undo_row)  # fmt: skip
-        undo_row.addStretch(1)
-        self.save_state = QLabel(text_page)
-        shows_value(self.save_state, "Save state")
-        self.save_state.setStyleSheet("color: palette(mid);")
-        self.save_state.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        # as wide as its longest word, so that "Saving…" is never cut beside the buttons
-        self.save_state.setMinimumWidth(
-            max(
-                self.save_state.fontMetrics().horizontalAdvance(t) for t in ("Saved", "Saving…", "Not saved!")
-            )
-            + 4
-        )
-        undo_row.addWidget(self.save_state)
-        text_layout.addLayout(undo_row)
-        # the counts on a line of their own under the buttons: with the Jobs dock open the column is
-        # narrow, and beside the buttons they were squeezed into a tall column of words
-        self.status = QLabel(text_page)
-        self.status.setWordWrap(True)
-        self.status.setObjectName("script_status")
-        shows_value(self.status, "Script status")
-        text_layout.addWidget(self.status)
         self.views.addTab(text_page, "Text")
         self.structure = StructureView(self.views)
         self.structure.textRequested.connect(self.reorder)
@@ -212,18 +172,12 @@ class ScriptsPane(ScriptActions):
         self.views.currentChanged.connect(lambda _i: self.refresh_panels())
         center_layout.addWidget(self.views, 1)
 
-        self.side = QTabWidget(split)
-        self.side.setAccessibleName("Script panels")
-        # every tab's name whole ("Outli" was cut behind scroll arrows): the panels need that width,
-        # and the drafts list and the editor give way
-        self.side.tabBar().setUsesScrollButtons(False)
-        self.side.tabBar().setElideMode(Qt.TextElideMode.ElideNone)
-        self.problems_panel = ProblemsPanel(self.side)
-        self.outline = OutlinePanel(self.side)
-        self.speakers = SpeakersPanel(self.side)
-        self.side.addTab(self.problems_panel, "Problems")
-        self.side.addTab(self.outline, "Outline")
-        self.side.addTab(self.speakers, "Speakers")
+        self.side = ScriptPanels(split)
+        self.problems_panel, self.outline, self.speakers = (
+            self.side.problems_panel,
+            self.side.outline,
+            self.side.speakers,
+        )
         for panel in (self.problems_panel, self.outline, self.speakers):
             panel.jumpRequested.connect(self.jump)
         self.speakers.mappingChanged.connect(self.map_speaker)
