@@ -26,7 +26,12 @@ RUNNER = RUNTIME.tasks
 def _widget_work() -> list[asyncio.Task[Any]]:
     if QApplication.instance() is None:
         return []
-    return [task for root in QApplication.topLevelWidgets() for scope in owned_scopes(root) for task in scope.pending()]
+    return [
+        task
+        for root in QApplication.topLevelWidgets()
+        for scope in owned_scopes(root)
+        for task in scope.pending()
+    ]
 
 
 def pending(*, followers: bool = True) -> list[asyncio.Task[Any]]:

@@ -242,4 +242,6 @@ def main(argv: list[str] | None = None) -> int:
     set_app_icon(app)
     from castdeck.app import run_app
 
-    return run_app(app, args, data_dir, early, settings=settings, early_painted=said, early_problem=early_problem)
+    return run_app(
+        app, args, data_dir, early, settings=settings, early_painted=said, early_problem=early_problem
+    )

@@ -420,7 +420,9 @@ async def test_writing_with_no_service_reachable_at_all(qtbot: QtBot, cache, tmp
     """The app started with no service: drafts, checks and estimates work, against the last known balance."""
     from castdeck.services.profiles import Profile
 
-    session = Session(Profile("Nowhere", "http://127.0.0.1:9"), "sk_nowhere", cache, runtime=RUNTIME)  # nothing listens there
+    session = Session(
+        Profile("Nowhere", "http://127.0.0.1:9"), "sk_nowhere", cache, runtime=RUNTIME
+    )  # nothing listens there
     cache.put("Nowhere", "account", {"id": "balance", "balance": 1234.0})
     background = Background(session, tmp_path / "background")
     try:

@@ -439,7 +439,11 @@ async def test_add_files_opens_a_file_dialog_that_queues(
     )
     assert filters[-1] == "All files (*)"
     # the uploads' folder (Documents, or home where there is none), not the working directory
-    assert Path(dialog.directory().absolutePath()) == Path(folder_for(session.runtime.settings, "uploads")) != Path.cwd()
+    assert (
+        Path(dialog.directory().absolutePath())
+        == Path(folder_for(session.runtime.settings, "uploads"))
+        != Path.cwd()
+    )
     dialog.filesSelected.emit([str(notes)])  # what choosing the file and pressing Open sends
     dialog.reject()
     view = queue_view(pane)

@@ -210,7 +210,11 @@ async def test_the_welcome_never_shows_when_a_connection_is_known(
     elif how == "environment":
         monkeypatch.setenv("CASTDECK_BASE_URL", sandbox.base_url)
         monkeypatch.setenv("CASTDECK_API_KEY", DEMO_KEY)
-    app = CastdeckApp(arguments(tmp_path, *(["--sandbox"] if how == "--sandbox" else [])), tmp_path / "data", runtime=RUNTIME)
+    app = CastdeckApp(
+        arguments(tmp_path, *(["--sandbox"] if how == "--sandbox" else [])),
+        tmp_path / "data",
+        runtime=RUNTIME,
+    )
     try:
         shown = await first_screen(app)
         assert shown is app.window and app.window is not None
@@ -226,7 +230,9 @@ async def test_the_welcome_never_shows_when_a_connection_is_known(
 async def test_a_profile_named_on_the_command_line_is_asked_for_not_welcomed(
     qtbot: QtBot, tmp_path: Path
 ) -> None:
-    app = CastdeckApp(arguments(tmp_path, "--profile", "Studio"), tmp_path / "data", runtime=RUNTIME)  # not saved here
+    app = CastdeckApp(
+        arguments(tmp_path, "--profile", "Studio"), tmp_path / "data", runtime=RUNTIME
+    )  # not saved here
     opening = RUNNER.start(app.open(), name="open the app")
     shown = await until(lambda: QApplication.activeModalWidget())
     assert isinstance(shown, ConnectDialog)

@@ -25,6 +25,13 @@ def test_the_lint_rules_hold() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_the_code_is_formatted() -> None:
+    """ruff's formatter over the package and the tests (pyproject.toml's line length): a change that
+    leaves a file unformatted fails here, not at the next commit that formats it."""
+    result = tool("ruff", "format", "--check", "--no-cache", "src", "tests")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_the_types_hold() -> None:
     """mypy over the package: the widgets' typed seams among it (castdeck.ui.panes.roles lists each
     pane under the roles the window calls it by, so a missing method fails here)."""
@@ -143,7 +150,9 @@ def _module_state(path: Path) -> list[str]:
             value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
             if not isinstance(value, ast.Call):
                 continue
-            called = value.func.attr if isinstance(value.func, ast.Attribute) else getattr(value.func, "id", "")
+            called = (
+                value.func.attr if isinstance(value.func, ast.Attribute) else getattr(value.func, "id", "")
+            )
             if called in RUNTIME_PIECES | REGISTRIES:
                 found.append(f"{path}:{node.lineno} builds a {called} of its own")
     return found

@@ -64,7 +64,9 @@ class Background(QObject):
         data_dir.mkdir(parents=True, exist_ok=True)
         self.store = BackgroundStore(data_dir / "background.sqlite3", legacy_dir=data_dir)
         try:
-            self.drafts = Drafts(drafts_dir or data_dir.parent / "drafts", runtime=session.runtime, parent=self)
+            self.drafts = Drafts(
+                drafts_dir or data_dir.parent / "drafts", runtime=session.runtime, parent=self
+            )
         except BaseException:
             self.store.close()
             raise
@@ -93,7 +95,9 @@ class Background(QObject):
             return
         self._started = True
         self._resuming = self.session.tasks.start(self._resume(), name="resume background work")
-        self.uploads.concurrency = self.session.runtime.settings.upload_concurrency(UploadQueue.DEFAULT_CONCURRENCY)
+        self.uploads.concurrency = self.session.runtime.settings.upload_concurrency(
+            UploadQueue.DEFAULT_CONCURRENCY
+        )
         self.uploads.start()
 
     async def _resume(self) -> None:

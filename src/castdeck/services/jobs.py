@@ -350,7 +350,9 @@ class JobTracker(QObject):
     def _start(self, key: tuple[str, str]) -> None:
         if self._closed:
             raise RuntimeError("the job tracker is closed")
-        task = self.session.tasks.start(self._follow(key), name=f"follow {key[0]} {key[1]}", long_running=True)
+        task = self.session.tasks.start(
+            self._follow(key), name=f"follow {key[0]} {key[1]}", long_running=True
+        )
         self._pollers[key] = task
         task.add_done_callback(lambda finished: self._forget_poller(key, finished))
 

@@ -48,10 +48,10 @@ starts) read it again and again, each answer a little work for the window, while
 and one after the last write show the same."""
 
 
-
 def _offline_folder(cache: Cache) -> Path:
     """Where the offline copies beside the cache live (a cache in memory: the temporary folder)."""
     return cache.path.parent if cache.path is not None else Path(tempfile.gettempdir()) / "castdeck"
+
 
 class ConnectionState(StrEnum):
     CONNECTING = "connecting"

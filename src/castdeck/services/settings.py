@@ -220,7 +220,9 @@ class Settings:
         with self._lock:
             self._pending[key] = value
             if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._write_forever, name="settings writer", daemon=True)
+                self._thread = threading.Thread(
+                    target=self._write_forever, name="settings writer", daemon=True
+                )
                 self._thread.start()
             self._lock.notify_all()
 

@@ -36,7 +36,6 @@ STARTUP_PROBE = "CASTDECK_STARTUP_PROBE"
 DEFAULT_PANE = "Episodes"
 
 
-
 class StartChoice(NamedTuple):
     """``kind``: ``sandbox`` (``--sandbox``, or the sandbox chosen in the welcome), ``environment``,
     ``saved`` (a saved profile: its key is looked up next, and without one the connect dialog

@@ -33,7 +33,10 @@ T = TypeVar("T")
 
 
 def start_reported(
-    coro: Coroutine[Any, Any, T], *, on_error: Callable[[CastdeckError], None] | None = None, name: str | None = None
+    coro: Coroutine[Any, Any, T],
+    *,
+    on_error: Callable[[CastdeckError], None] | None = None,
+    name: str | None = None,
 ) -> asyncio.Task[T]:
     """Start ``coro`` on the running loop; when it fails, report it (``on_error`` for a
     :class:`CastdeckError`, the log when none is given, ``sys.excepthook`` for anything else).
@@ -155,7 +158,6 @@ def close_owned(root: QObject) -> None:
     closes ends its work, and its children's."""
     for scope in owned_scopes(root):
         scope.close()
-
 
 
 async def end_owned(roots: Iterable[QObject]) -> None:

@@ -62,8 +62,12 @@ def use_folder(
     """Open ``dialog`` in the folder for ``purpose`` (or beside ``near``, a file the item already
     has), proposing ``name``; the folder of what is chosen is remembered."""
     beside = Path(near).parent if near else None
-    dialog.setDirectory(str(beside) if beside is not None and beside.is_dir() else folder_for(settings, purpose))
+    dialog.setDirectory(
+        str(beside) if beside is not None and beside.is_dir() else folder_for(settings, purpose)
+    )
     if name:
         dialog.selectFile(name)
-    dialog.filesSelected.connect(lambda files: remember_folder(settings, purpose, files[0]) if files else None)
+    dialog.filesSelected.connect(
+        lambda files: remember_folder(settings, purpose, files[0]) if files else None
+    )
     return dialog

@@ -331,7 +331,9 @@ class ResourcePane(QWidget):
         """Called when the pane is first shown: reads the first page."""
         if not self._activated:
             self._activated = True
-            keep_sizes(self.splitter, self.kind or self.title.lower(), self.session.runtime.settings)  # where the creator left the divider
+            keep_sizes(
+                self.splitter, self.kind or self.title.lower(), self.session.runtime.settings
+            )  # where the creator left the divider
             self.reload()
 
     def reload(self) -> None:

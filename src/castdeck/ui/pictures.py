@@ -151,7 +151,9 @@ class PictureBook(QObject):
         try:
             path = await self.artwork.fetch(url)
             loop = asyncio.get_running_loop()
-            image = await loop.run_in_executor(self.session.runtime.pictures, decode_picture, path, QSize(width, height))
+            image = await loop.run_in_executor(
+                self.session.runtime.pictures, decode_picture, path, QSize(width, height)
+            )
         except (CastdeckError, ValueError, OSError) as error:
             if self._epoch.get(url, 0) != epoch:
                 self.changed.emit(url)  # forgotten meanwhile: the views ask again

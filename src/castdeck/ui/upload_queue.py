@@ -111,7 +111,11 @@ class UploadQueueView(QWidget):
     rowsPresent = Signal(bool)
 
     def __init__(
-        self, queue: UploadQueue, settings: Settings, jobs: JobTracker | None = None, parent: QWidget | None = None
+        self,
+        queue: UploadQueue,
+        settings: Settings,
+        jobs: JobTracker | None = None,
+        parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.settings = settings

@@ -290,5 +290,7 @@ class GenerateDialog(SessionDialog):
         """The accepted episode; the followed job when the service was still accepting an earlier
         send of it; or the kept request when no answer came (it is resent by itself)."""
         self.attempts += 1
-        self.session.runtime.settings.set_render_on_send(bool(payload.render))  # the next Generate or Import starts from it
+        self.session.runtime.settings.set_render_on_send(
+            bool(payload.render)
+        )  # the next Generate or Import starts from it
         return await self.background.starter.generate_episode(payload)

@@ -328,7 +328,12 @@ class AnalyticsPane(QWidget):
         if old is not None and alive(old):
             old.deleteLater()  # each export's dialog stayed a hidden child of the pane for good
         dialog = QFileDialog(self, "Export as CSV", "", "CSV files (*.csv)")
-        use_folder(self.session.runtime.settings, dialog, "exports", f"{stem} - {'episodes' if what == 'episodes' else 'plays by app'}.csv")
+        use_folder(
+            self.session.runtime.settings,
+            dialog,
+            "exports",
+            f"{stem} - {'episodes' if what == 'episodes' else 'plays by app'}.csv",
+        )
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setDefaultSuffix("csv")
         dialog.setObjectName("export_dialog")

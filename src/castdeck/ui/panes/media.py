@@ -98,7 +98,9 @@ class MediaPane(ResourcePane):
         # before the base builds the list: it may ask for pictures as soon as rows arrive
         self.stills = Stills(background.media_files, self.info.kind, self._start_quietly)
         super().__init__(session, parent)
-        self.saver = DownloadSaver(background.downloads, session.runtime.settings, self)  # saves where the creator says
+        self.saver = DownloadSaver(
+            background.downloads, session.runtime.settings, self
+        )  # saves where the creator says
         self.saver.said.connect(lambda text, kind: self.banner.show_message(text, kind=kind))
         self.item_actions = MediaItemActions(self)
         """Retry, Download, Open in studio and Refresh status (``media_item_actions``)."""

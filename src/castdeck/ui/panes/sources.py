@@ -386,7 +386,9 @@ class SourcesPane(ResourcePane):
                 return
             old.deleteLater()
         dialog = use_folder(
-            self.session.runtime.settings, QFileDialog(self, "Add files to upload", "", UPLOAD_FILTER), "uploads"
+            self.session.runtime.settings,
+            QFileDialog(self, "Add files to upload", "", UPLOAD_FILTER),
+            "uploads",
         )
         dialog.setObjectName("addFilesDialog")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)

@@ -176,7 +176,9 @@ class MediaPreview(QFrame):
         """In the player's place when nothing can be played here: why, and what to install."""
         self.shortcuts: list[QShortcut] = []
         if self.playback is not None:
-            self.player_bar = PlayerBar(self.playback, self.files.session.runtime.settings, self, compact=True)
+            self.player_bar = PlayerBar(
+                self.playback, self.files.session.runtime.settings, self, compact=True
+            )
             layout.addWidget(self.player_bar)
             self.status.setParent(self.player_bar)  # left of speed and volume
             self.player_bar.second_row.insertWidget(0, self.status, 1)

@@ -80,7 +80,9 @@ class ScriptActions(QWidget):
     # --- files -----------------------------------------------------------------------------------------------
 
     def open_file_dialog(self) -> None:
-        dialog = use_folder(self.session.runtime.settings, QFileDialog(self, "Open a script", "", FILE_FILTER), "scripts")
+        dialog = use_folder(
+            self.session.runtime.settings, QFileDialog(self, "Open a script", "", FILE_FILTER), "scripts"
+        )
         dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
         self.run(self._pick_and_open(dialog))
 

@@ -148,7 +148,9 @@ class SendDialog(FittedDialog):
         return {"podcast_id": self.podcast_picker.selected_id(), "render": self.render_check.isChecked()}
 
     def accept(self) -> None:
-        self.session.runtime.settings.set_render_on_send(self.render_check.isChecked())  # the next Generate or Import starts from it
+        self.session.runtime.settings.set_render_on_send(
+            self.render_check.isChecked()
+        )  # the next Generate or Import starts from it
         super().accept()
 
 
