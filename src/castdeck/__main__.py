@@ -45,7 +45,7 @@ def run() -> None:
         sys.exit(code)
     # Start-up allocates much and frees little (modules, classes, Qt wrappers): the cyclic collector
     # would walk it all again and again for nothing. It is on again once the first screen is up,
-    # after one full collection (castdeck.app.settle_startup_objects), or when a dialog comes first.
+    # after one full collection (castdeck.app_process.settle_startup_objects), or when a dialog comes first.
     gc.disable()
     sys.exit(desktop_app())
 

@@ -14,14 +14,11 @@ import argparse
 import asyncio
 import gc
 import logging
-import logging.handlers
 import os
 import signal
 import sys
-import traceback
 from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
@@ -29,8 +26,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from castdeck.api import CastdeckError, Client
 from castdeck.api.clock import SYSTEM_CLOCK, Clock
+from castdeck.app_process import settle_startup_objects, setup_logging, show_bug
 from castdeck.failures import display, start_failed
-from castdeck.redact import RedactingFilter
 from castdeck.services.background import Background
 from castdeck.services.collector import QuietCollector
 from castdeck.services.event_loop import new_event_loop
@@ -49,7 +46,6 @@ from castdeck.ui.early import EarlyWindow
 from castdeck.ui.early.window import PICTURE_SIZE
 from castdeck.ui.main_window import MainWindow
 from castdeck.ui.pictured import PicturedPane
-from castdeck.ui.pyside_types import resolve_object_types
 from castdeck.ui.welcome import WelcomeDialog
 from castdeck.ui.widgets import run_dialog
 
@@ -60,37 +56,6 @@ STORE_PROBLEM_TITLE = "Castdeck cannot open its data"
 HAND_OVER_LIMIT = 3.0
 """Seconds the early window waits for the real list before the real window takes its place anyway
 (a slow network: the user gets a window that answers, its list still loading)."""
-
-
-def _setup_logging(data_dir: Path) -> None:
-    data_dir.mkdir(parents=True, exist_ok=True)
-    handler = logging.handlers.RotatingFileHandler(
-        data_dir / "castdeck.log", maxBytes=2_000_000, backupCount=2
-    )
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(RedactingFilter())  # signed addresses keep their secrets out of the log
-    root = logging.getLogger()
-    root.addHandler(handler)
-    root.setLevel(logging.INFO)
-    # httpx logs every request line at INFO; request lines carry no key, but keep the log quiet.
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-
-
-def settle_startup_objects() -> None:
-    """Move everything start-up created (modules, classes, validators, the window) out of the
-    garbage collector's reach. They live as long as the app; without this, every full collection
-    walks them again, and with ten thousand rows loaded one such walk stalled the event loop for
-    60 ms (benchmarks/episodes_scale.py).
-
-    The collector was off while the app loaded (``castdeck.__main__``): this one full collection
-    frees what start-up dropped, and the collector is on from here.
-
-    PySide's lazily made classes are made here first (:mod:`castdeck.ui.pyside_types`), so that
-    they are frozen with the rest and never made in the middle of the user's work."""
-    resolve_object_types()
-    gc.collect()
-    gc.freeze()
-    gc.enable()
 
 
 class CastdeckApp:
@@ -446,20 +411,6 @@ class CastdeckApp:
         await asyncio.to_thread(self.runtime.settings.flush)  # the settings last changed, on disk first
 
 
-def _excepthook(kind: type[BaseException], error: BaseException, tb: TracebackType | None) -> None:
-    """A bug: logged with its traceback, shown as a message (never a traceback dialog)."""
-    log.error("unexpected error\n%s", "".join(traceback.format_exception(kind, error, tb)))
-    app = QApplication.instance()
-    window = (
-        next((w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)), None) if app else None
-    )
-    if window is not None:
-        window.banner.show_message(
-            f"Something went wrong inside Castdeck ({kind.__name__}: {error}). Details are in the log.",
-            kind="error",
-        )
-
-
 async def _settled(pane: QObject) -> None:
     """Until the work the pane and its parts (list model, name books, pickers) started has ended."""
     while True:
@@ -490,8 +441,8 @@ def run_app(
     early_problem: str | None = None,
 ) -> int:
     """The app on ``app`` (made by :func:`castdeck.startup.make_application`) until it quits."""
-    _setup_logging(data_dir)
-    sys.excepthook = _excepthook
+    setup_logging(data_dir)
+    sys.excepthook = show_bug
     if early_problem:
         log.error("the early window could not be made\n%s", early_problem)
     if early is not None:

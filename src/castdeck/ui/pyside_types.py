@@ -10,7 +10,7 @@ In the app that turn came from the quiet collector's event filter (``services/co
 sees every object's events, so it met such an object the first time a full collection waited, in
 the middle of paging the Episodes list (``benchmarks/episodes_scale.py``) or under the load of
 ``benchmarks/background_load.py``. :func:`resolve_object_types` makes the walk happen at start-up,
-where ``castdeck.app.settle_startup_objects`` already takes one long turn on purpose.
+where ``castdeck.app_process.settle_startup_objects`` already takes one long turn on purpose.
 """
 
 from __future__ import annotations
