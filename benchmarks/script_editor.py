@@ -147,7 +147,9 @@ async def run(keys: int, opens: int) -> None:
     assert not analysis.blocking("generate"), analysis.blocking("generate")[:3]
     folder = Path(tempfile.mkdtemp(prefix="castdeck-bench-"))
     cache = Cache(folder / "cache.sqlite3")
-    session = Session(Profile("Offline", "http://127.0.0.1:9"), "sk_bench", cache, runtime=Runtime.build())  # nothing listens: offline
+    session = Session(
+        Profile("Offline", "http://127.0.0.1:9"), "sk_bench", cache, runtime=Runtime.build()
+    )  # nothing listens: offline
     background = Background(session, folder / "background")
     pane = ScriptsPane(session, background)
     pane.resize(1400, 900)

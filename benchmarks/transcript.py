@@ -27,6 +27,7 @@ import time
 import wave
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,6 +37,7 @@ from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication, QPlainTextEdit  # noqa: E402
 
 from castdeck.services.media_cache import ListenMedia  # noqa: E402
+from castdeck.services.settings import Settings  # noqa: E402
 from castdeck.transcript import normalise, plan_document  # noqa: E402
 from castdeck.ui.listen.listen_window import ListenWindow  # noqa: E402
 
@@ -214,7 +216,9 @@ def main() -> None:
 
     # 1. open to first paint, against a bare QPlainTextEdit with the same text
     def listen() -> ListenWindow:
-        window = ListenWindow(None)  # type: ignore[arg-type]  # the media is given directly below
+        # the media is given directly below: the window needs of its service only the settings
+        offline = SimpleNamespace(session=SimpleNamespace(runtime=SimpleNamespace(settings=Settings())))
+        window = ListenWindow(offline)  # type: ignore[arg-type]
         window.resize(960, 680)
         window.show()
         window.show_media(media)

@@ -26,9 +26,9 @@ def test_the_lint_rules_hold() -> None:
 
 
 def test_the_code_is_formatted() -> None:
-    """ruff's formatter over the package and the tests (pyproject.toml's line length): a change that
+    """ruff's formatter over the package, the tests and the benchmarks: a change that
     leaves a file unformatted fails here, not at the next commit that formats it."""
-    result = tool("ruff", "format", "--check", "--no-cache", "src", "tests")
+    result = tool("ruff", "format", "--check", "--no-cache", "src", "tests", "benchmarks")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
