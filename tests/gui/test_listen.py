@@ -124,6 +124,7 @@ async def test_listen_from_the_pane_lights_each_word_as_it_is_heard(
     assert window.view.extraSelections()[-1].cursor.selectedText() == truth.words[window.view.current].text
     window.close()
     assert not window.playback.timer.isActive()
+    await until(lambda: window.windowHandle() is None)  # kept hidden without its backing store
     assert pane.listen_current() is window  # closed and opened again: the same window, loaded afresh
     await loaded(window)
     assert window.view.current == -1 and window.view.transcript is not None

@@ -248,3 +248,21 @@ def test_no_push_button_is_cut_off_by_the_fields(qtbot: QtBot) -> None:
     with pytest.raises(AssertionError, match="Outside"):
         buttons_in_view(dialog)
     assert isinstance(button, QAbstractButton)
+
+
+@pytest.mark.asyncio
+async def test_an_answered_dialog_gives_back_its_window_and_opens_again(
+    qtbot: QtBot, opened: list[QWidget]
+) -> None:
+    """A pane keeps its last dialog until the next one: hidden, it holds no native window, whose
+    backing store (the dialog's size × 4 bytes) Qt keeps for as long as the widget lives."""
+    dialog = await show(qtbot, opened, RenameDialog("Tide tables"), check=lambda _w: None)
+    assert dialog.windowHandle() is not None
+    dialog.reject()
+    await until(lambda: dialog.windowHandle() is None)
+    assert alive(dialog)
+    dialog.open()
+    await until(dialog.isVisible)
+    assert dialog.windowHandle() is not None
+    dialog.accept()
+    await until(lambda: dialog.windowHandle() is None)

@@ -37,7 +37,7 @@ from castdeck.services.transcript_files import save_transcript
 from .. import multimedia
 from ..accessible import shows_value
 from ..file_dialogs import use_folder
-from ..screen_fit import fit_window
+from ..screen_fit import fit_window, release_when_hidden
 from ..widgets import Banner, heading_label, player_missing_label
 from .playback import Playback
 from .player_bar import PlayerBar, player_shortcuts
@@ -363,6 +363,8 @@ class ListenWindow(QWidget):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.shut()
         super().closeEvent(event)
+        if event.isAccepted():
+            release_when_hidden(self)  # the pane keeps the window for the next listen
 
     def shut(self) -> None:
         """Stop playing and end the window's work (also when its owner closes)."""
