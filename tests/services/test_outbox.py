@@ -370,6 +370,8 @@ async def test_media_retry_entries_each_have_a_new_key(
     made = store.get(created.id)
     assert made is not None and made.resource_id
     job_id = made.resource_id
+    log = WorkLog(trackers[-1], outbox)  # the work log as the dock has it from here
+    await until(lambda: [record.key for record in log.records()] == [work_key("short", job_id)])
 
     status = None
     for _ in range(1800):
@@ -403,6 +405,13 @@ async def test_media_retry_entries_each_have_a_new_key(
     assert refused is not None and refused.problem is not None and refused.problem["status"] == 422
     assert refused.request_id and refused.last_error
     assert (await session.client.shorts.status(job_id)).status == "generating"  # one new attempt running
+    # the short, its accepted retry and the refused one are two records, not three: the retry's
+    # write went on as the short's job, which has one record (the retry's, newest first)
+    assert [record.key for record in log.records()] == [f"entry:{second.id}", work_key("short", job_id)]
+    retried = log.record(work_key("short", job_id))
+    assert retried is not None and retried.entry is not None and retried.entry.id == first.id
+    later = WorkLog(trackers[-1], outbox)  # and a view opened now finds the same
+    assert sorted(record.key for record in later.records()) == sorted(record.key for record in log.records())
     await outbox.close()
 
 

@@ -235,6 +235,11 @@ class WorkLog(QAbstractListModel):
         self.endInsertRows()
 
     def _update(self, work: Work) -> None:
+        holder = self._by_key.get(work.key)
+        if holder is not None and holder != work.seq:
+            # an earlier record of the same job: a retry of a media job, accepted, goes on as that
+            # job, and the job has one record (the newer, with the write that started it again)
+            self._remove(holder)
         row = self._row_of(work.seq)
         old = self._rows[row]
         if old.key != work.key and self._by_key.get(old.key) == work.seq:

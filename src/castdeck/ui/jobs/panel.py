@@ -244,6 +244,7 @@ class JobsPanel(QWidget):
         old = self._key_of.get(record.seq)
         if old is not None and old != key:
             self._rekey(old, key)
+            self._key_of[record.seq] = key
         if record.job is not None:
             self._key_of[record.seq] = key
             self._put(job_view(record.job, online=self._online()), record.seq)
