@@ -47,6 +47,11 @@ def run() -> None:
     # would walk it all again and again for nothing. It is on again once the first screen is up,
     # after one full collection (castdeck.app_process.settle_startup_objects), or when a dialog comes first.
     gc.disable()
+    # Before Qt starts its threads: large blocks go back to the system when freed, and the threads
+    # share two heaps (castdeck.services.heap: what kept a long session's memory growing).
+    from castdeck.services.heap import tune_heap
+
+    tune_heap()
     sys.exit(desktop_app())
 
 

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import gc
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
@@ -14,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QLineEdit
 from pytestqt.qtbot import QtBot
 
 from castdeck.services import collector as collector_module
-from castdeck.services.collector import QuietCollector, trim_heap
+from castdeck.services.collector import QuietCollector
 
 
 class Clock:
@@ -104,22 +102,6 @@ def test_the_timer_runs_the_checks_once_started(
     clock.now += collector.QUIET_FOR + 1
     qtbot.waitUntil(lambda: collector.collections == 1, timeout=5000)
     del kept
-
-
-def resident_mib() -> float:
-    pages = int(Path("/proc/self/statm").read_text().split()[1])
-    return pages * 4096 / 2**20
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim")
-def test_memory_freed_between_live_blocks_goes_back_to_the_system_once_trimmed() -> None:
-    blocks = [bytearray(4000) for _ in range(20_000)]  # 80 MB through malloc
-    pinned = blocks[::64]  # a live block every 256 KB: glibc can give back none of it by itself
-    del blocks
-    before = resident_mib()
-    assert trim_heap()
-    assert resident_mib() < before - 40
-    del pinned
 
 
 def test_a_full_collection_is_followed_by_a_trim(

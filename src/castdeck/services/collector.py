@@ -13,8 +13,8 @@ its quiet moment: a Python filter on the application is called for every event t
 (timers, paints, sockets), which cost a busy window about a tenth of its main thread
 (``benchmarks/background_load.py``). A wait therefore starts as if the user had just been busy.
 
-After each full collection the C heap's free pages go back to the system (:func:`trim_heap`,
-glibc's ``malloc_trim``). glibc gives memory back on its own only from the top of a heap; what is
+After each full collection the C heap's free pages go back to the system
+(:func:`~castdeck.services.heap.trim_heap`, glibc's ``malloc_trim``). glibc gives memory back on its own only from the top of a heap; what is
 freed below live blocks (a dialog's widgets and window image, a decoded picture, a worker
 thread's buffers) stayed resident for good: three minutes into the soak (benchmarks/soak.py), one
 trim gave back 20-26 MiB of the 94 MiB the process had grown since its warm-up.
@@ -22,15 +22,15 @@ trim gave back 20-26 MiB of the 94 MiB the process had grown since its warm-up.
 
 from __future__ import annotations
 
-import ctypes
 import gc
-import sys
 import time
 from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 
-__all__ = ["QuietCollector", "trim_heap"]
+from .heap import trim_heap
+
+__all__ = ["QuietCollector"]
 
 _INPUT = frozenset(
     int(kind)
@@ -47,29 +47,6 @@ _INPUT = frozenset(
 )
 _NEVER = 2**30
 """A generation-2 threshold the automatic collector never reaches."""
-_malloc_trim: Callable[[int], int] | None = None
-_looked_up = False
-
-
-def trim_heap() -> bool:
-    """Give the C heap's free pages back to the system (glibc's ``malloc_trim(0)``: every arena,
-    a few milliseconds). False where the C library has no such call (macOS, Windows, musl)."""
-    global _malloc_trim, _looked_up
-    if not _looked_up:
-        _looked_up = True
-        if sys.platform.startswith("linux"):
-            try:
-                function = ctypes.CDLL(None).malloc_trim
-            except (OSError, AttributeError):
-                pass
-            else:
-                function.argtypes = [ctypes.c_size_t]
-                function.restype = ctypes.c_int
-                _malloc_trim = function
-    if _malloc_trim is None:
-        return False
-    _malloc_trim(0)
-    return True
 
 
 class QuietCollector(QObject):
@@ -154,7 +131,12 @@ class QuietCollector(QObject):
         if not quiet and now - self._due_since < self.LONGEST_WAIT:
             return False
         self._stop_waiting()
+        self.collect()
+        return True
+
+    def collect(self) -> None:
+        """A full collection now, then the C heap's free pages given back (what :meth:`check`
+        runs at a quiet moment; the soak measures memory right after one)."""
         gc.collect()
         trim_heap()
         self.collections += 1
-        return True
