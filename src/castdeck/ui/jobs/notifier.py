@@ -8,6 +8,7 @@ had already ended before a restart stay quiet.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 from dataclasses import dataclass
 
@@ -59,12 +60,15 @@ def job_notification(job: Job) -> Notification:
 
 
 class Notifier(QObject):
-    """Announces ends of jobs of the bound :class:`Background`; ``history`` keeps what was shown."""
+    """Announces ends of jobs of the bound :class:`Background`; ``history`` keeps the last
+    :attr:`HISTORY_KEPT` announcements shown (a day of work announces thousands)."""
+
+    HISTORY_KEPT = 100
 
     def __init__(self, window: QMainWindow, icon: QIcon | None = None) -> None:
         super().__init__(window)
         self.window = window
-        self.history: list[Notification] = []
+        self.history: collections.deque[Notification] = collections.deque(maxlen=self.HISTORY_KEPT)
         self.background: Background | None = None
         self.tray: QSystemTrayIcon | None = None
         if QSystemTrayIcon.isSystemTrayAvailable():
