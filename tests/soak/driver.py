@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import json
 import os
 import random
@@ -36,6 +35,7 @@ from PySide6.QtCore import QCoreApplication, QSettings
 from PySide6.QtWidgets import QApplication
 
 from castdeck.app import CastdeckApp, settle_startup_objects
+from castdeck.services.heap import HeapUsage, heap_usage
 from tests.conftest import DEMO_KEY
 from tests.soak.creator import Creator, NotOnline, StepFailed, until
 from tests.soak.report import SoakReport, StepRecord, count_generations, count_uploads
@@ -142,12 +142,20 @@ async def _run(c: Creator, settings: SoakSettings, report: SoakReport) -> None:
         with probe.paused():
             settle_startup_objects()  # as CastdeckApp.run() does once the first screen is up
             c.app.collector.start()
-            report.rss_warm = rss_mib()
+            report.rss_panes = _memory(c)[0]
+        schedule = _schedule(settings.seed)
+        taken = 0
+        t0 = time.monotonic()
+        # The first round of every step is the warm-up's second half: each dialog, the Listen window
+        # (and FFmpeg with it), the first picture of each size, each kind of job card are built once.
+        while (settings.steps is None or taken < settings.steps) and (step := next(schedule)) is not None:
+            await _take(c, step, report, settings, probe, t0)
+            taken += 1
+        with probe.paused():
+            report.rss_warm, report.heap_warm = _memory(c)
             report.widgets_warm = len(QApplication.allWidgets())
         snapshot = tracemalloc.take_snapshot() if settings.trace_memory else None
-        schedule = _schedule(settings.seed)
         started = time.monotonic()
-        taken = 0
         while (
             taken < settings.steps
             if settings.steps is not None
@@ -156,30 +164,12 @@ async def _run(c: Creator, settings: SoakSettings, report: SoakReport) -> None:
             step = next(schedule)
             if step is None:  # a round of every step is over
                 with probe.paused():
-                    gc.collect()
+                    rss, heap = _memory(c)
                     jobs = len(c.background.jobs.jobs())
-                    report.rss_rounds.append((rss_mib(), len(QApplication.allWidgets()), jobs))
+                    report.rss_rounds.append((rss, len(QApplication.allWidgets()), jobs, heap))
                 continue
-            c.step = step.__name__  # before the pause: the probe notes the new step when it resumes
-            with probe.paused():  # counting the widgets makes a wrapper for each: the driver's own cost
-                widgets = len(QApplication.allWidgets())
-            record = StepRecord(c.step, time.monotonic() - started)
-            try:
-                record.outcome = await step(c)
-            except StepFailed as failure:
-                c.service.check()
-                record.failed, record.outcome = True, str(failure)
-                await _tidy(c)
-            except NotOnline as gone:
-                record.outcome = f"not online: {gone}"
-                await _tidy(c, network=False)
-            record.seconds = time.monotonic() - started - record.started
-            await asyncio.sleep(0)  # what the step let go of (deleteLater) is deleted before counting
-            with probe.paused():
-                record.widgets = len(QApplication.allWidgets()) - widgets
-            report.steps.append(record)
+            await _take(c, step, report, settings, probe, t0)
             taken += 1
-            settings.say(record.line())
         c.step = "after"
         await switch_panes(c)
         if settings.screenshot is not None:
@@ -188,8 +178,7 @@ async def _run(c: Creator, settings: SoakSettings, report: SoakReport) -> None:
                 settings.screenshot.parent.mkdir(parents=True, exist_ok=True)
                 c.window.grab().save(str(settings.screenshot))
         with probe.paused():
-            gc.collect()
-            report.rss_end = rss_mib()
+            report.rss_end, report.heap_end = _memory(c)
             report.widgets_end = len(QApplication.allWidgets())
         if snapshot is not None:
             top = tracemalloc.take_snapshot().compare_to(snapshot, "lineno")[:12]
@@ -203,6 +192,38 @@ async def _run(c: Creator, settings: SoakSettings, report: SoakReport) -> None:
     report.longest_stalls = [(gap * 1000, step, stack) for gap, step, stack in probe.longest]
     report.stalls_by_step = dict(sorted(probe.over_50ms_by_step.items(), key=lambda kv: -kv[1]))
     report.stall_by_step = {k: v * 1000 for k, v in sorted(probe.per_step.items(), key=lambda kv: -kv[1])}
+
+
+async def _take(
+    c: Creator, step: Step, report: SoakReport, settings: SoakSettings, probe: StallProbe, t0: float
+) -> None:
+    """Run one step and note its outcome, its time (from ``t0``) and the widgets it added."""
+    c.step = step.__name__  # before the pause: the probe notes the new step when it resumes
+    with probe.paused():  # counting the widgets makes a wrapper for each: the driver's own cost
+        widgets = len(QApplication.allWidgets())
+    record = StepRecord(c.step, time.monotonic() - t0)
+    try:
+        record.outcome = await step(c)
+    except StepFailed as failure:
+        c.service.check()
+        record.failed, record.outcome = True, str(failure)
+        await _tidy(c)
+    except NotOnline as gone:
+        record.outcome = f"not online: {gone}"
+        await _tidy(c, network=False)
+    record.seconds = time.monotonic() - t0 - record.started
+    await asyncio.sleep(0)  # what the step let go of (deleteLater) is deleted before counting
+    with probe.paused():
+        record.widgets = len(QApplication.allWidgets()) - widgets
+    report.steps.append(record)
+    settings.say(record.line())
+
+
+def _memory(c: Creator) -> tuple[float, HeapUsage | None]:
+    """Resident memory once the app has done what it does at a quiet moment (a full collection,
+    then the C heap's free pages given back), and the C heap's own account."""
+    c.app.collector.collect()
+    return rss_mib(), heap_usage()
 
 
 def _schedule(seed: int) -> Iterator[Step | None]:

@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from castdeck.services.heap import HeapUsage
 from tests.soak.creator import Ask
 from tests.soak.service import Generation
 
@@ -104,14 +105,28 @@ def count_uploads(asked: list[str], completed: dict[str, list[dict[str, Any]]]) 
     return count
 
 
+MEMORY_GROWTH_AT_MOST = 30.0
+"""MiB the app may gain after its warm-up over a 10-minute soak (benchmarks/soak.py)."""
+
+
+def _heap(usage: HeapUsage | None) -> str:
+    return "-" if usage is None else f"{usage.in_use:.0f}/{usage.free:.0f} MiB"
+
+
 @dataclass
 class SoakReport:
     settings: Any
     rss_before: float = 0.0
+    rss_panes: float = 0.0
+    """After every pane was shown once."""
     rss_warm: float = 0.0
+    """After the warm-up: every pane, then one round of every step."""
     rss_end: float = 0.0
-    rss_rounds: list[tuple[float, int, int]] = field(default_factory=list)
-    """(RSS, widgets, jobs followed) after each round of every step (a leak grows round after round)."""
+    heap_warm: HeapUsage | None = None
+    heap_end: HeapUsage | None = None
+    rss_rounds: list[tuple[float, int, int, HeapUsage | None]] = field(default_factory=list)
+    """(RSS, widgets, jobs followed, the C heap) after each round of every step (a leak grows round
+    after round). Every memory figure is read after a full collection and a trim."""
     widgets_warm: int = 0
     widgets_end: int = 0
     memory_top: list[str] = field(default_factory=list)
@@ -137,6 +152,11 @@ class SoakReport:
     longest_stalls: list[tuple[float, str, str]] = field(default_factory=list)
     stalls_by_step: dict[str, int] = field(default_factory=dict)
     drain_seconds: float = 0.0
+
+    @property
+    def memory_growth(self) -> float:
+        """MiB of resident memory gained after the warm-up."""
+        return self.rss_end - self.rss_warm
 
     def _stall_lines(self) -> list[str]:
         lines = []
@@ -176,10 +196,13 @@ class SoakReport:
             ("  Retry failed pressed", f"{self.upload_retries}; failed rows: {sum(self.upload_failures.values())}"),
             ("API key to another origin", f"{len(self.key_elsewhere)} of {self.signed_requests} requests to signed "
                                           f"addresses ({self.api_requests} to the API)"),
-            ("memory (RSS)", f"{self.rss_before:.0f} MiB before the app, {self.rss_warm:.0f} after warm-up, "
-                             f"{self.rss_end:.0f} at the end: growth {self.rss_end - self.rss_warm:+.1f} MiB"),
-            ("  after each round of all steps", ", ".join(f"{m:.0f} MiB/{w} widgets/{j} jobs" for m, w, j in
-                                                          self.rss_rounds) or "(no round ended)"),
+            ("memory (RSS)", f"{self.rss_before:.0f} MiB before the app, {self.rss_panes:.0f} with every pane "
+                             f"shown, {self.rss_warm:.0f} after warm-up (and a round of every step), "
+                             f"{self.rss_end:.0f} at the end: growth {self.memory_growth:+.1f} MiB "
+                             f"(at most {MEMORY_GROWTH_AT_MOST:.0f})"),
+            ("  C heap in use / kept free", f"{_heap(self.heap_warm)} after warm-up, {_heap(self.heap_end)} at the end"),
+            ("  after each round of all steps", ", ".join(f"{m:.0f} MiB/{w} widgets/{j} jobs/heap {_heap(h)}"
+                                                          for m, w, j, h in self.rss_rounds) or "(no round ended)"),
             ("  widgets", f"{self.widgets_warm} after warm-up, {self.widgets_end} at the end"),
             ("longest stall", f"{self.stall_ms:.0f} ms in {self.stall_step} ({self.stalls_over_50ms} over 50 ms)"),
         ]  # fmt: skip
