@@ -29,6 +29,8 @@ from .extract import process_source
 from .render_cache import cached_render
 from .routes.media import credits_for, estimate
 from .service import Sandbox, now_iso
+from .writer_model import SourceText, Speaker
+from .writer_text import clean_spoken_text
 
 log = logging.getLogger("castdeck.sandbox.jobs")
 
@@ -147,16 +149,16 @@ class JobRunner:
             spec.update(voice.meta.get("espeak") or {})
         return spec
 
-    def _speakers(self, host_ids: list[str]) -> list[writer.Speaker]:
+    def _speakers(self, host_ids: list[str]) -> list[Speaker]:
         speakers = []
         for host_id in host_ids:
             host = self.db.get("host", host_id)
             name = str(host.data.get("name")) if host is not None else host_id
             title = host.data.get("title") if host is not None else None
-            speakers.append(writer.Speaker(host_id=host_id, name=name, title=title))
+            speakers.append(Speaker(host_id=host_id, name=name, title=title))
         return speakers
 
-    def _sources(self, source_ids: list[str]) -> tuple[list[writer.SourceText], list[dict[str, Any]]]:
+    def _sources(self, source_ids: list[str]) -> tuple[list[SourceText], list[dict[str, Any]]]:
         texts, skipped = [], []
         for source_id in source_ids:
             source = self.db.get("source", source_id)
@@ -180,9 +182,7 @@ class JobRunner:
                 )
                 continue
             texts.append(
-                writer.SourceText(
-                    title=str(source.data.get("title") or ""), text=str(source.meta.get("text", ""))
-                )
+                SourceText(title=str(source.data.get("title") or ""), text=str(source.meta.get("text", "")))
             )
         return texts, skipped
 
@@ -330,7 +330,7 @@ class JobRunner:
             self.db.finish_job(job_id)
 
     def _episode_lines(
-        self, spec: dict[str, Any], speakers: list[writer.Speaker]
+        self, spec: dict[str, Any], speakers: list[Speaker]
     ) -> tuple[list[tuple[int, str]], str, str, list[dict[str, Any]]]:
         host_index = {s.host_id: i for i, s in enumerate(speakers)}
         if spec.get("mode") == "prompt":
@@ -344,7 +344,7 @@ class JobRunner:
         lines = []
         for chapter in spec.get("chapters") or []:
             for host_id, text in chapter["segments"]:
-                spoken = writer.clean_spoken_text(str(text).replace(FAIL_PHRASE, " "))
+                spoken = clean_spoken_text(str(text).replace(FAIL_PHRASE, " "))
                 if spoken.strip():
                     lines.append((host_index.get(host_id, 0), spoken))
         title = spec.get("title") or _title_from(lines)
@@ -485,7 +485,7 @@ class JobRunner:
             await CLOCK.sleep(max(0.05, self.settings.scaled(1)))
 
     def _media_script(
-        self, kind: str, record: Record, spec: dict[str, Any], speakers: list[writer.Speaker]
+        self, kind: str, record: Record, spec: dict[str, Any], speakers: list[Speaker]
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         host_ids = [s.host_id for s in speakers]
         text = str(spec.get("text") or "").replace(FAIL_PHRASE, " ")
@@ -497,7 +497,7 @@ class JobRunner:
             lines = [
                 (
                     host_ids.index(labels[s.label]) if labels.get(s.label) in host_ids else 0,
-                    writer.clean_spoken_text(s.text),
+                    clean_spoken_text(s.text),
                 )
                 for s in parsed.segments
             ]

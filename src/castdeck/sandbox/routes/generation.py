@@ -15,7 +15,7 @@ from castdeck.api.models import (
     EpisodeImportInput,
 )
 
-from .. import importer, writer
+from .. import importer, writer, writer_prompt
 from ..config import FAIL_PHRASE, REJECT_PHRASE
 from ..db import Database, Org
 from ..idempotency import idempotency_key, run_idempotent
@@ -159,7 +159,7 @@ async def generate_episode(request: Request) -> Response:
         options = payload.options
         minutes = float(
             (options.episode_length_minutes if options and options.episode_length_minutes else None)
-            or writer.minutes_from_prompt(payload.prompt)
+            or writer_prompt.minutes_from_prompt(payload.prompt)
             or DEFAULT_MINUTES
         )
         minutes = min(max(minutes, 1.0), float(max_minutes))
@@ -168,7 +168,7 @@ async def generate_episode(request: Request) -> Response:
             "prompt": payload.prompt,
             "minutes": minutes,
             "source_ids": source_ids,
-            "title": writer.title_from_prompt(payload.prompt.replace(FAIL_PHRASE, "")),
+            "title": writer_prompt.title_from_prompt(payload.prompt.replace(FAIL_PHRASE, "")),
             "fail": FAIL_PHRASE in payload.prompt,
             "render": payload.render,
             "seed": secrets.randbits(31),
