@@ -47,7 +47,7 @@ OUTPUTS = ("audio_path", "video_path")
 RESULT = "result.json"
 
 
-RENDERER = ("render.py", "speech.py")
+RENDERER = ("render.py", "render_audio.py", "render_drawing.py", "render_mp4.py", "speech.py")
 """The modules whose code decides what a render writes (read as files: nothing is imported)."""
 
 
