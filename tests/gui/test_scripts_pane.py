@@ -191,7 +191,7 @@ async def test_an_import_queued_offline_goes_out_exactly_once_on_reconnect(
     type_text(
         qtbot, pane, "# Slack water\n[Alex]\nWritten on a train with no signal.\n[Priya]\nAnd sent later."
     )
-    pane.send("import")
+    pane.script_actions.send("import")
     dialog = await accept_send_dialog(pane, show.id)
     assert "sent once" in dialog.offline.text()
     await until(lambda: pane.draft is not None and pane.draft.state == "queued")
@@ -230,7 +230,7 @@ async def test_unresolved_speakers_open_the_mapping_and_the_fixed_import_reuses_
     type_text(qtbot, pane, f"[Alex]\nOur guest today.\n[{guest.name}]\nThank you for having me.")
     assert pane.analysis is not None and not pane.analysis.errors  # the guest is a host... for now
     await session.client.hosts.delete(guest.id)  # archived elsewhere before the import goes out
-    pane.send("import")
+    pane.script_actions.send("import")
     await accept_send_dialog(pane, show.id)
     # the service answers 422 unresolved_speakers: the mapping opens on the label it named
     mapping = await until(
@@ -278,17 +278,17 @@ async def test_files_dropped_opened_and_saved_without_losing_changes_made_elsewh
     assert pane.editor.toPlainText() == "# Harbour\n[Alex]\nThe boats come in.\n"
     assert pane.draft.title == "harbour.md" and "harbour.md" in pane.info.text()
     type_text(qtbot, pane, "[Priya]\nAnd go out again.")
-    await pane.save_to(None)
+    await pane.script_actions.save_to(None)
     assert text_file.read_text(encoding="utf-8").endswith("[Priya]\nAnd go out again.")
     # another editor changes the file: saving asks first, and "Cancel" keeps the file as it is
     text_file.write_text("# Harbour\n[Alex]\nChanged in another editor.\n", encoding="utf-8")
     type_text(qtbot, pane, " Mine.")
-    saving = pane.run(pane.save_to(None))
+    saving = pane.run(pane.script_actions.save_to(None))
     question = await answer_confirmation(pane, "Cancel")
     await saving
     assert "changed on disk" in question
     assert text_file.read_text(encoding="utf-8") == "# Harbour\n[Alex]\nChanged in another editor.\n"
-    saving = pane.run(pane.save_to(None))
+    saving = pane.run(pane.script_actions.save_to(None))
     await answer_confirmation(pane, "Replace the file")
     await saving
     assert text_file.read_text(encoding="utf-8").endswith("And go out again. Mine.")
@@ -297,16 +297,16 @@ async def test_files_dropped_opened_and_saved_without_losing_changes_made_elsewh
     structured = tmp_path / "tides.json"
     structured.write_text(json.dumps({"chapters": [{"title": "Tides", "segments": [
         {"host_id": hosts["Dr. Maya Chen"], "text": "Twice a day."}]}]}))  # fmt: skip
-    opened = await pane.open_paths_now([str(structured)])
+    opened = await pane.script_actions.open_paths_now([str(structured)])
     assert opened is not None and pane.editor.toPlainText() == "# Tides\n\n[Dr. Maya Chen]\nTwice a day.\n"
     out = tmp_path / "tides-again.json"
-    await pane.save_to(out)
+    await pane.script_actions.save_to(out)
     assert json.loads(out.read_text()) == json.loads(structured.read_text())
     assert "before_conversion" in [v.reason for v in await pane.drafts.history(opened.id)]
     # a file that is not a script is said, not opened
     broken = tmp_path / "broken.json"
     broken.write_text("{ nope")
-    assert await pane.open_paths_now([str(broken)]) is None
+    assert await pane.script_actions.open_paths_now([str(broken)]) is None
     assert "broken.json is not a structured script" in pane.banner.text
     await quiet()
 
@@ -345,7 +345,7 @@ async def test_find_replace_rename_and_history(
     versions = await pane.drafts.history(draft_id)
     assert {"before_replace", "before_rename"} <= {v.reason for v in versions}
     before_replace = next(v for v in versions if v.reason == "before_replace")
-    pane.show_history()
+    pane.script_actions.show_history()
     history = await answer(pane, HistoryDialog, lambda d: None)
     row = next(
         i
@@ -455,7 +455,7 @@ async def test_a_deleted_draft_can_be_brought_back(qtbot: QtBot, on_line: OnLine
     await new_draft(pane, "[Alex]\nKeep me.\n")
     draft_id = pane.draft.id if pane.draft else ""
     await pane.drafts.flush()
-    deleting = pane.run(pane._delete(pane.draft))  # type: ignore[arg-type]
+    deleting = pane.run(pane.script_actions._delete(pane.draft))  # type: ignore[arg-type]
     question = await answer_confirmation(pane, "Delete")
     await deleting
     assert "Put “Keep me.” aside?" in question

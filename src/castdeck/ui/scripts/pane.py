@@ -2,14 +2,16 @@
 
 Writing needs no service: drafts are saved by themselves (within 2 s), kept with a version history,
 and offered again after a crash. Import and Generate from script go through the outbox, so they are
-queued while offline and sent exactly once. The file and sending actions live in
-:class:`~castdeck.ui.scripts.actions.ScriptActions`.
+queued while offline and sent exactly once. The file, history, edit and sending actions are a
+:class:`~castdeck.ui.scripts.actions.ScriptActions` the pane owns (``script_actions``); the pane is
+the :class:`~castdeck.ui.scripts.actions.ScriptsView` they ask for the open draft and its widgets.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+import html
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
@@ -27,11 +29,12 @@ from PySide6.QtWidgets import (
 )
 
 from castdeck.scripts import Analysis, HostRef, analyze, parse_text
+from castdeck.scripts.edits import Edit
 from castdeck.services.background import Background
 from castdeck.services.drafts import SCRIPT_SUFFIXES, derive_title
 from castdeck.services.session import Session
 from castdeck.services.tasks import TaskScope, close_owned
-from castdeck.store.drafts import Draft
+from castdeck.store.drafts import GENERATED, IMPORTED, QUEUED, Draft
 
 from ..accessible import name_grips
 from ..palette import tone
@@ -51,7 +54,7 @@ PANEL_DELAY_MS = 250
 """The outline, speakers and structure follow typing after this pause (the underlines at once)."""
 
 
-class ScriptsPane(ScriptActions):
+class ScriptsPane(QWidget):
     title = "Scripts"
     openRequested = Signal(str, str)  # ("episode", id): a sent draft's episode, for the window to open
 
@@ -67,24 +70,28 @@ class ScriptsPane(ScriptActions):
         self.hosts: list[HostRef] | None = None
         self.draft: Draft | None = None
         self.analysis: Analysis | None = None
-        self.dialog: QWidget | None = None
         self._loading = False
         self._activated = False
         self._cached_balance: float | None = None
+        self.script_actions = ScriptActions(self, session, self.drafts, self.scripts, parent=self)
+        """Files, history, bulk edits and sending, asking this pane as their ``ScriptsView``."""
         self._build()
         self._panel_timer = QTimer(self)
         self._panel_timer.setSingleShot(True)
         self._panel_timer.timeout.connect(self.refresh_panels)
         self.editor.textChanged.connect(self._text_changed)
-        self.editor.filesDropped.connect(lambda files: self.open_paths(files))
+        self.editor.filesDropped.connect(lambda files: self.script_actions.open_paths(files))
         self.drafts.listChanged.connect(self.reload_list)
         self.drafts.saved.connect(self._saved)
         self.drafts.saveFailed.connect(self._save_failed)
-        self.scripts.changed.connect(self._state_changed)
-        self.scripts.refused.connect(self._refused)
         session.reconnected.connect(self.load_hosts)
         session.accountChanged.connect(self._account_changed)
         self.setAcceptDrops(True)
+
+    @property
+    def dialog(self) -> QWidget | None:
+        """The dialog the actions last opened (every pane keeps its own as ``dialog``: tests answer it)."""
+        return self.script_actions.dialog
 
     # --- building --------------------------------------------------------------------------------------------
 
@@ -92,6 +99,7 @@ class ScriptsPane(ScriptActions):
         return push_button(self, text, name, tip, slot, row)
 
     def _build(self) -> None:
+        act = self.script_actions
         outer = QVBoxLayout(self)
         top = QHBoxLayout()
         top.addWidget(heading_label("Scripts", self))
@@ -99,23 +107,23 @@ class ScriptsPane(ScriptActions):
         b = self._button
         self.new_button = b("New", "New draft", "A new script draft (Ctrl+N)", self.new_item, top)
         self.open_button = b("Open…", "Open a script file", "Open a .txt, .md or .json script (Ctrl+O); "
-                             "you can also drop files here", self.open_file_dialog, top)  # fmt: skip
+                             "you can also drop files here", act.open_file_dialog, top)  # fmt: skip
         self.save_button = b(
-            "Save to file", "Save to file", "Write the draft to its file (Ctrl+S)", self.save_file, top
+            "Save to file", "Save to file", "Write the draft to its file (Ctrl+S)", act.save_file, top
         )
         self.save_as_button = b("Save as…", "Save as", "Write the draft to a .txt, .md or .json (structured) file "
-                                "(Ctrl+Shift+S)", self.save_as, top)  # fmt: skip
+                                "(Ctrl+Shift+S)", act.save_as, top)  # fmt: skip
         self.history_button = b("History…", "Version history", "Earlier versions of this draft (Ctrl+Shift+H)",
-                                self.show_history, top)  # fmt: skip
+                                act.show_history, top)  # fmt: skip
         self.import_button = b("Import…", "Import as episode", "Import the script as an episode (Ctrl+I)",
-                               lambda: self.send("import"), top)  # fmt: skip
+                               lambda: act.send("import"), top)  # fmt: skip
         self.generate_button = b("Generate…", "Generate from script", "Generate an episode from the script "
-                                 "(Ctrl+G)", lambda: self.send("generate"), top)  # fmt: skip
+                                 "(Ctrl+G)", lambda: act.send("generate"), top)  # fmt: skip
         outer.addLayout(top)
         self.banner = Banner(self)
         self.banner_button = QPushButton(self.banner)
         self.banner_button.hide()
-        self._banner_action: Any = None
+        self._banner_action: Callable[[], object] | None = None
         self.banner_button.clicked.connect(
             lambda _=False: self._banner_action() if self._banner_action else None
         )
@@ -142,7 +150,7 @@ class ScriptsPane(ScriptActions):
         self.list_view.activated.connect(self._row_activated)
         left_layout.addWidget(self.list_view, 1)
         list_row = QHBoxLayout()
-        self.delete_button = b("Delete…", "Delete draft", "Put this draft aside (Delete in the list; you can undo it)", self.delete_current,
+        self.delete_button = b("Delete…", "Delete draft", "Put this draft aside (Delete in the list; you can undo it)", act.delete_current,
                                list_row)  # fmt: skip
         list_row.addStretch(1)
         left_layout.addLayout(list_row)
@@ -162,12 +170,12 @@ class ScriptsPane(ScriptActions):
         self.editor, self.find_bar, self.status = text_page.editor, text_page.find_bar, text_page.status
         self.undo_button, self.redo_button = text_page.undo_button, text_page.redo_button
         self.find_button, self.save_state = text_page.find_button, text_page.save_state
-        self.find_bar.replaceAllRequested.connect(self.replace_all)
+        self.find_bar.replaceAllRequested.connect(act.replace_all)
         self.views.addTab(text_page, "Text")
         self.structure = StructureView(self.views)
-        self.structure.textRequested.connect(self.reorder)
-        self.structure.segmentLabelRequested.connect(self.set_segment_label)
-        self.structure.chapterTitleRequested.connect(self.set_chapter_title)
+        self.structure.textRequested.connect(act.reorder)
+        self.structure.segmentLabelRequested.connect(act.set_segment_label)
+        self.structure.chapterTitleRequested.connect(act.set_chapter_title)
         self.views.addTab(self.structure, "Structure")
         self.views.currentChanged.connect(lambda _i: self.refresh_panels())
         center_layout.addWidget(self.views, 1)
@@ -180,8 +188,8 @@ class ScriptsPane(ScriptActions):
         )
         for panel in (self.problems_panel, self.outline, self.speakers):
             panel.jumpRequested.connect(self.jump)
-        self.speakers.mappingChanged.connect(self.map_speaker)
-        self.speakers.renameRequested.connect(self.rename_speaker)
+        self.speakers.mappingChanged.connect(act.map_speaker)
+        self.speakers.renameRequested.connect(act.rename_speaker)
         split.addWidget(left)
         split.addWidget(center)
         split.addWidget(self.side)
@@ -198,16 +206,16 @@ class ScriptsPane(ScriptActions):
         # Jobs dock): a shortcut in a tooltip works whenever its pane is on screen.
         context = Qt.ShortcutContext.WindowShortcut
         for keys, slot in (
-            ("Ctrl+O", self.open_file_dialog), ("Ctrl+S", self.save_file), ("Ctrl+Shift+S", self.save_as),
+            ("Ctrl+O", act.open_file_dialog), ("Ctrl+S", act.save_file), ("Ctrl+Shift+S", act.save_as),
             ("Ctrl+H", lambda: self.find_bar.open_bar(replace=True)), ("F3", self.find_bar.find_next),
-            ("Shift+F3", self.find_bar.find_previous), ("Ctrl+Shift+H", self.show_history),
-            ("Ctrl+I", lambda: self.send("import")), ("Ctrl+G", lambda: self.send("generate")),
+            ("Shift+F3", self.find_bar.find_previous), ("Ctrl+Shift+H", act.show_history),
+            ("Ctrl+I", lambda: act.send("import")), ("Ctrl+G", lambda: act.send("generate")),
         ):  # fmt: skip
             QShortcut(QKeySequence(keys), self, slot, context=context)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.list_view, self.delete_current,
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.list_view, act.delete_current,
                   context=Qt.ShortcutContext.WidgetShortcut)  # fmt: skip
         self._set_enabled(False)
-        self._update_info()
+        self.show_info()
 
     def _set_enabled(self, has_draft: bool) -> None:
         for control in (self.editor, self.save_button, self.save_as_button, self.history_button,
@@ -240,7 +248,12 @@ class ScriptsPane(ScriptActions):
         return self.work.start(coro, on_error=lambda error: self.banner.show_error(error, context))
 
     def message(
-        self, text: str, kind: str = "info", *, button: str | None = None, action: Any = None
+        self,
+        text: str,
+        kind: str = "info",
+        *,
+        button: str | None = None,
+        action: Callable[[], object] | None = None,
     ) -> None:
         self.banner.show_message(text, kind=kind)
         self.banner_button.setVisible(button is not None)
@@ -248,6 +261,9 @@ class ScriptsPane(ScriptActions):
         if button is not None:
             self.banner_button.setText(button)
             self.banner_button.setAccessibleName(button)
+
+    def dismiss_message(self) -> None:
+        self.banner.dismiss()
 
     # --- the balance, also when offline ---------------------------------------------------------------------
 
@@ -288,15 +304,15 @@ class ScriptsPane(ScriptActions):
             self.message(
                 f"Castdeck ended without closing while you were writing {names}. It is open here as it was "
                 "last saved (within 2 seconds of the last keystroke); earlier versions are under History.",
-                "warning", button="Show history", action=self.show_history,
+                "warning", button="Show history", action=self.script_actions.show_history,
             )  # fmt: skip
         elif drafts:
             await self.open_draft(drafts[0].id)
 
     def load_hosts(self) -> None:
-        self.work.start(self._load_hosts(), on_error=lambda _error: None, name="load hosts")
+        self.work.start(self.read_hosts(), on_error=lambda _error: None, name="load hosts")
 
-    async def _load_hosts(self) -> None:
+    async def read_hosts(self) -> None:
         feed = host_feed(self.session)
         hosts: list[HostRef] = []
         offline = False
@@ -310,9 +326,9 @@ class ScriptsPane(ScriptActions):
     # --- drafts ----------------------------------------------------------------------------------------------
 
     def reload_list(self) -> None:
-        self.run(self._reload_list(), "Could not read the drafts")
+        self.run(self.read_list(), "Could not read the drafts")
 
-    async def _reload_list(self) -> None:
+    async def read_list(self) -> None:
         drafts = await self.drafts.list_drafts()
         self.list_model.set_drafts(drafts)
         self._select_current()
@@ -338,7 +354,7 @@ class ScriptsPane(ScriptActions):
 
     async def _new_draft(self) -> None:
         draft = await self.drafts.create("")
-        await self._reload_list()
+        await self.read_list()
         await self.open_draft(draft.id)
         self.editor.setFocus()
 
@@ -358,12 +374,44 @@ class ScriptsPane(ScriptActions):
         self._set_enabled(True)
         self.reanalyze()
         self.refresh_panels()
-        self._update_info()
+        self.show_info()
         self._select_current()
         self.save_state.setText("Saved")
         if draft.file_path and await self.drafts.file_changed(draft_id):
             self.message(f"{draft.title} changed on disk since it was opened or saved here. The draft keeps your "
                          "version; Save to file asks before replacing the file.", "warning")  # fmt: skip
+
+    def show_no_draft(self) -> None:
+        self.draft = None
+        self.analysis = None
+        self._loading = True
+        self.editor.setPlainText("")
+        self._loading = False
+        self._set_enabled(False)
+        self.show_info()
+
+    def show_row(self, draft: Draft) -> None:
+        self.list_model.update_draft(draft)
+
+    def show_info(self) -> None:
+        draft = self.draft
+        if draft is None:
+            self.info.setText("No draft open: <b>New</b> (Ctrl+N) starts one; <b>Open…</b> (Ctrl+O) or drop "
+                              ".txt, .md or .json scripts here. Drafts are kept on this computer and saved as you "
+                              "type.")  # fmt: skip
+            return
+        where = f" · file: {html.escape(draft.file_path)}" if draft.file_path else " · kept in Castdeck"
+        state = ""
+        if draft.state == QUEUED:
+            entry = self.background.outbox.get(draft.outbox_entry or "")
+            waiting = f" ({html.escape(entry.last_error)})" if entry is not None and entry.last_error else ""
+            state = f" · <b>queued</b>: sent once when the service answers{waiting}"
+        elif draft.state in (IMPORTED, GENERATED) and draft.episode_id:
+            done = "imported" if draft.state == IMPORTED else "generated"
+            state = f' · <b>{done}</b>: <a href="episode:{draft.episode_id}">open the episode</a>'
+        elif draft.problem:
+            state = f" · <b>refused</b>: {html.escape(str(draft.problem.get('message') or ''))}"
+        self.info.setText(f"<b>{html.escape(draft.title)}</b>{where}{state}")
 
     # --- typing ----------------------------------------------------------------------------------------------
 
@@ -380,7 +428,7 @@ class ScriptsPane(ScriptActions):
         title = derive_title(analysis.script, self.draft.file_path)
         if title != self.draft.title:
             self.draft = self.draft.evolve(title=title)
-            self._update_info()
+            self.show_info()
         self.drafts.edit(
             self.draft.id, analysis.script.text, words=analysis.estimate.words,
             minutes=round(analysis.estimate.minutes, 2), title=title,
@@ -389,6 +437,12 @@ class ScriptsPane(ScriptActions):
         if self.find_bar.isVisible():
             self.find_bar.refresh()
         self._panel_timer.start(PANEL_DELAY_MS)
+
+    def apply_edits(self, edits: Sequence[Edit]) -> None:
+        self.editor.apply_edits(edits)
+
+    def replace_all_text(self, text: str) -> None:
+        self.editor.replace_all_text(text)
 
     def reanalyze(self) -> None:
         """Read the script again: underlines, the problems list and the counts at once."""
@@ -459,6 +513,12 @@ class ScriptsPane(ScriptActions):
         self.views.setCurrentIndex(0)
         self.editor.go_to(line, column)
 
+    def show_speakers(self) -> None:
+        self.side.setCurrentWidget(self.speakers)
+
+    def select_speaker(self, label: str) -> None:
+        self.speakers.select(label)
+
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
@@ -483,7 +543,7 @@ class ScriptsPane(ScriptActions):
         paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
         if paths:
             event.acceptProposedAction()
-            self.open_paths(paths)
+            self.script_actions.open_paths(paths)
 
     def _link(self, link: str) -> None:
         if link.startswith("episode:"):
