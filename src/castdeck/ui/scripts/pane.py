@@ -4,7 +4,8 @@ Writing needs no service: drafts are saved by themselves (within 2 s), kept with
 and offered again after a crash. Import and Generate from script go through the outbox, so they are
 queued while offline and sent exactly once. The file, history, edit and sending actions are a
 :class:`~castdeck.ui.scripts.actions.ScriptActions` the pane owns (``script_actions``); the pane is
-the :class:`~castdeck.ui.scripts.actions.ScriptsView` they ask for the open draft and its widgets.
+the :class:`~castdeck.ui.scripts.seams.ScriptsView` they ask for the open draft and its widgets.
+Its widgets are made and laid out by :func:`~castdeck.ui.scripts.layout.build_widgets`.
 """
 
 from __future__ import annotations
@@ -15,18 +16,8 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHBoxLayout,
-    QLabel,
-    QListView,
-    QPushButton,
-    QSplitter,
-    QTabWidget,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QWidget
 
 from castdeck.scripts import Analysis, HostRef, analyze, parse_text
 from castdeck.scripts.edits import Edit
@@ -36,17 +27,12 @@ from castdeck.services.session import Session
 from castdeck.services.tasks import TaskScope, close_owned
 from castdeck.store.drafts import GENERATED, IMPORTED, QUEUED, Draft
 
-from ..accessible import name_grips
 from ..palette import tone
 from ..pickers import host_feed
-from ..splitters import keep_sizes
 from ..status import format_credits
-from ..widgets import Banner, heading_label
 from .actions import ScriptActions
 from .colors import assign_slots
-from .draft_list import DraftDelegate, DraftListModel
-from .structure_view import StructureView
-from .text_page import ScriptPanels, TextPage, push_button
+from .layout import build_widgets
 
 __all__ = ["PANEL_DELAY_MS", "ScriptsPane"]
 
@@ -75,7 +61,32 @@ class ScriptsPane(QWidget):
         self._cached_balance: float | None = None
         self.script_actions = ScriptActions(self, session, self.drafts, self.scripts, parent=self)
         """Files, history, bulk edits and sending, asking this pane as their ``ScriptsView``."""
-        self._build()
+        # the widgets, wired to the actions, kept under the names they always had (tests read them)
+        ui = build_widgets(self, self.script_actions, session.runtime.settings, self.new_item)
+        self.new_button, self.open_button, self.save_button = ui.new_button, ui.open_button, ui.save_button
+        self.save_as_button, self.history_button = ui.save_as_button, ui.history_button
+        self.import_button, self.generate_button = ui.import_button, ui.generate_button
+        self.banner, self.banner_button, self.splitter = ui.banner, ui.banner_button, ui.splitter
+        self.list_model, self.list_view, self.delete_button = ui.list_model, ui.list_view, ui.delete_button
+        self.info, self.views, self.structure, self.side = ui.info, ui.views, ui.structure, ui.side
+        text, side = ui.text_page, self.side
+        self.editor, self.find_bar, self.status = text.editor, text.find_bar, text.status
+        self.undo_button, self.redo_button = text.undo_button, text.redo_button
+        self.find_button, self.save_state = text.find_button, text.save_state
+        self.problems_panel, self.outline, self.speakers = side.problems_panel, side.outline, side.speakers
+        # what the pane does itself: the banner's button, opening a draft, following a link or a jump
+        self._banner_action: Callable[[], object] | None = None
+        self.banner_button.clicked.connect(
+            lambda _=False: self._banner_action() if self._banner_action else None
+        )
+        self.list_view.clicked.connect(self._row_clicked)
+        self.list_view.activated.connect(self._row_activated)
+        self.info.linkActivated.connect(self._link)
+        self.views.currentChanged.connect(lambda _i: self.refresh_panels())
+        for panel in (self.problems_panel, self.outline, self.speakers):
+            panel.jumpRequested.connect(self.jump)
+        self._set_enabled(False)
+        self.show_info()
         self._panel_timer = QTimer(self)
         self._panel_timer.setSingleShot(True)
         self._panel_timer.timeout.connect(self.refresh_panels)
@@ -92,130 +103,6 @@ class ScriptsPane(QWidget):
     def dialog(self) -> QWidget | None:
         """The dialog the actions last opened (every pane keeps its own as ``dialog``: tests answer it)."""
         return self.script_actions.dialog
-
-    # --- building --------------------------------------------------------------------------------------------
-
-    def _button(self, text: str, name: str, tip: str, slot: Any, row: QHBoxLayout) -> QPushButton:
-        return push_button(self, text, name, tip, slot, row)
-
-    def _build(self) -> None:
-        act = self.script_actions
-        outer = QVBoxLayout(self)
-        top = QHBoxLayout()
-        top.addWidget(heading_label("Scripts", self))
-        top.addStretch(1)
-        b = self._button
-        self.new_button = b("New", "New draft", "A new script draft (Ctrl+N)", self.new_item, top)
-        self.open_button = b("Open…", "Open a script file", "Open a .txt, .md or .json script (Ctrl+O); "
-                             "you can also drop files here", act.open_file_dialog, top)  # fmt: skip
-        self.save_button = b(
-            "Save to file", "Save to file", "Write the draft to its file (Ctrl+S)", act.save_file, top
-        )
-        self.save_as_button = b("Save as…", "Save as", "Write the draft to a .txt, .md or .json (structured) file "
-                                "(Ctrl+Shift+S)", act.save_as, top)  # fmt: skip
-        self.history_button = b("History…", "Version history", "Earlier versions of this draft (Ctrl+Shift+H)",
-                                act.show_history, top)  # fmt: skip
-        self.import_button = b("Import…", "Import as episode", "Import the script as an episode (Ctrl+I)",
-                               lambda: act.send("import"), top)  # fmt: skip
-        self.generate_button = b("Generate…", "Generate from script", "Generate an episode from the script "
-                                 "(Ctrl+G)", lambda: act.send("generate"), top)  # fmt: skip
-        outer.addLayout(top)
-        self.banner = Banner(self)
-        self.banner_button = QPushButton(self.banner)
-        self.banner_button.hide()
-        self._banner_action: Callable[[], object] | None = None
-        self.banner_button.clicked.connect(
-            lambda _=False: self._banner_action() if self._banner_action else None
-        )
-        self.banner.button_row.insertWidget(1, self.banner_button)
-        self.banner.dismissed.connect(self.banner_button.hide)
-        outer.addWidget(self.banner)
-
-        split = QSplitter(Qt.Orientation.Horizontal, self)
-        split.setChildrenCollapsible(False)
-        left = QWidget(split)
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(0, 0, 0, 0)
-        self.list_model = DraftListModel(self)
-        self.list_view = QListView(left)
-        self.list_view.setObjectName("drafts")
-        self.list_view.setAccessibleName("Drafts")
-        self.list_view.setModel(self.list_model)
-        self.list_view.setItemDelegate(DraftDelegate(self.list_view))
-        self.list_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.list_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.list_view.setUniformItemSizes(True)
-        self.list_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.list_view.clicked.connect(self._row_clicked)
-        self.list_view.activated.connect(self._row_activated)
-        left_layout.addWidget(self.list_view, 1)
-        list_row = QHBoxLayout()
-        self.delete_button = b("Delete…", "Delete draft", "Put this draft aside (Delete in the list; you can undo it)", act.delete_current,
-                               list_row)  # fmt: skip
-        list_row.addStretch(1)
-        left_layout.addLayout(list_row)
-
-        center = QWidget(split)
-        center_layout = QVBoxLayout(center)
-        center_layout.setContentsMargins(0, 0, 0, 0)
-        self.info = QLabel(center)
-        self.info.setObjectName("draft_info")
-        self.info.setWordWrap(True)
-        self.info.setTextFormat(Qt.TextFormat.RichText)
-        self.info.linkActivated.connect(self._link)
-        center_layout.addWidget(self.info)
-        self.views = QTabWidget(center)
-        self.views.setAccessibleName("Script views")
-        text_page = TextPage(self.views)
-        self.editor, self.find_bar, self.status = text_page.editor, text_page.find_bar, text_page.status
-        self.undo_button, self.redo_button = text_page.undo_button, text_page.redo_button
-        self.find_button, self.save_state = text_page.find_button, text_page.save_state
-        self.find_bar.replaceAllRequested.connect(act.replace_all)
-        self.views.addTab(text_page, "Text")
-        self.structure = StructureView(self.views)
-        self.structure.textRequested.connect(act.reorder)
-        self.structure.segmentLabelRequested.connect(act.set_segment_label)
-        self.structure.chapterTitleRequested.connect(act.set_chapter_title)
-        self.views.addTab(self.structure, "Structure")
-        self.views.currentChanged.connect(lambda _i: self.refresh_panels())
-        center_layout.addWidget(self.views, 1)
-
-        self.side = ScriptPanels(split)
-        self.problems_panel, self.outline, self.speakers = (
-            self.side.problems_panel,
-            self.side.outline,
-            self.side.speakers,
-        )
-        for panel in (self.problems_panel, self.outline, self.speakers):
-            panel.jumpRequested.connect(self.jump)
-        self.speakers.mappingChanged.connect(act.map_speaker)
-        self.speakers.renameRequested.connect(act.rename_speaker)
-        split.addWidget(left)
-        split.addWidget(center)
-        split.addWidget(self.side)
-        split.setStretchFactor(0, 2)
-        split.setStretchFactor(1, 5)
-        split.setStretchFactor(2, 3)
-        split.setSizes([260, 620, 360])
-        name_grips(split, "Divider between the script panels")
-        keep_sizes(split, "scripts", self.session.runtime.settings)  # where the creator left the dividers
-        outer.addWidget(split, 1)
-        self.splitter = split
-
-        # While the pane is shown, wherever the focus is in the window (the sidebar just clicked, the
-        # Jobs dock): a shortcut in a tooltip works whenever its pane is on screen.
-        context = Qt.ShortcutContext.WindowShortcut
-        for keys, slot in (
-            ("Ctrl+O", act.open_file_dialog), ("Ctrl+S", act.save_file), ("Ctrl+Shift+S", act.save_as),
-            ("Ctrl+H", lambda: self.find_bar.open_bar(replace=True)), ("F3", self.find_bar.find_next),
-            ("Shift+F3", self.find_bar.find_previous), ("Ctrl+Shift+H", act.show_history),
-            ("Ctrl+I", lambda: act.send("import")), ("Ctrl+G", lambda: act.send("generate")),
-        ):  # fmt: skip
-            QShortcut(QKeySequence(keys), self, slot, context=context)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.list_view, act.delete_current,
-                  context=Qt.ShortcutContext.WidgetShortcut)  # fmt: skip
-        self._set_enabled(False)
-        self.show_info()
 
     def _set_enabled(self, has_draft: bool) -> None:
         for control in (self.editor, self.save_button, self.save_as_button, self.history_button,
