@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSize
 from PySide6.QtGui import QColor, QImage
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QFileDialog, QWidget
 from pytestqt.qtbot import QtBot
 
 from castdeck.api.models import Episode, Podcast
@@ -19,6 +19,7 @@ from castdeck.services.session import Session
 from castdeck.ui.cover_delegate import placeholder_color
 from castdeck.ui.panes.hosts import HostsPane
 from castdeck.ui.panes.podcasts import PodcastsPane
+from castdeck.ui.pictures import PictureBook
 from tests.conftest import RunningSandbox
 from tests.gui.conftest import OnLine, quiet, shown_pane, until
 from tests.gui.helpers import drop_on, make_pane, new_podcast
@@ -212,3 +213,23 @@ async def test_hosts_without_a_picture_show_their_initials_and_say_so(qtbot: QtB
     assert pane.cover.accessibleDescription() == f"No picture for {host.name}"
     assert pane.cover.isVisible()
     await quiet()
+
+
+def test_the_pictures_kept_in_memory_stay_within_their_byte_budget(
+    qtbot: QtBot, session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    side = 240  # a details cover: 225 KiB of pixels
+    each = side * side * 4
+    monkeypatch.setattr(PictureBook, "KEEP_BYTES", 10 * each)
+    owner = QWidget()
+    qtbot.addWidget(owner)
+    book = PictureBook(session, owner)
+    image = QImage(side, side, QImage.Format.Format_ARGB32)
+    image.fill(QColor("teal"))
+    urls = [f"https://covers.example/{n}.png" for n in range(25)]
+    for url in urls:
+        book.keep(url, QSize(side, side), image)
+    assert book.kept_bytes == 10 * each
+    assert [url for url in urls if book.holds(url, QSize(side, side))] == urls[-10:]  # the oldest went first
+    book.forget(urls[-1])
+    assert book.kept_bytes == 9 * each

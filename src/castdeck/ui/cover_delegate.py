@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import re
 import zlib
-from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -27,6 +26,8 @@ from PySide6.QtWidgets import (
     QStyledItemDelegate,
     QWidget,
 )
+
+from .pixmap_lru import PixmapLRU
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QStyleOptionViewItem
@@ -69,7 +70,9 @@ initials on them keep a contrast of 3:1 or more (large text)."""
 PLACEHOLDER_TEXT = QColor("#ffffff")
 _ARTICLES = {"the", "a", "an"}
 _CACHE_LIMIT = 512
-_tiles: OrderedDict[tuple[str, int, int, float], QPixmap] = OrderedDict()
+_CACHE_BYTES = 8 * 2**20
+"""Pixels each tile cache keeps: a few screens of rows and cards (a card's tile is about 0.1 MiB)."""
+_tiles: PixmapLRU[tuple[str, int, int, float]] = PixmapLRU(_CACHE_LIMIT, _CACHE_BYTES)
 
 
 class PictureSource(Protocol):
@@ -109,13 +112,12 @@ def _radius(side: int) -> float:
 
 
 def _kept(
-    cache: OrderedDict[Any, QPixmap], key: Any, side: int, ratio: float, draw: Callable[[QPainter], None]
+    cache: PixmapLRU[Any], key: Any, side: int, ratio: float, draw: Callable[[QPainter], None]
 ) -> QPixmap:
     """The square pixmap kept in ``cache`` under ``key``, or a transparent one ``side`` logical
-    pixels square that ``draw`` paints, then kept (the ``_CACHE_LIMIT`` most recently used)."""
+    pixels square that ``draw`` paints, then kept (the most recently used, within the cache's bounds)."""
     found = cache.get(key)
     if found is not None:
-        cache.move_to_end(key)
         return found
     pixels = max(1, round(side * ratio))
     pixmap = QPixmap(pixels, pixels)
@@ -124,9 +126,7 @@ def _kept(
     painter = QPainter(pixmap)
     draw(painter)
     painter.end()
-    cache[key] = pixmap
-    if len(cache) > _CACHE_LIMIT:
-        cache.popitem(last=False)
+    cache.put(key, pixmap)
     return pixmap
 
 
@@ -183,7 +183,7 @@ def item_id_of(item: Any) -> str:
     return str(getattr(item, "id", "") or "")
 
 
-_small: OrderedDict[tuple[int, int, float], QPixmap] = OrderedDict()
+_small: PixmapLRU[tuple[int, int, float]] = PixmapLRU(_CACHE_LIMIT, _CACHE_BYTES)
 
 
 def small_tile(

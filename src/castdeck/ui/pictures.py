@@ -28,6 +28,7 @@ from castdeck.services.session import Session
 from castdeck.services.tasks import TaskScope
 
 from .cover_delegate import decode_picture
+from .pixmap_lru import PixmapLRU
 
 __all__ = ["PictureBook", "decode_picture"]
 
@@ -45,14 +46,18 @@ class PictureBook(QObject):
     QUEUE_BOUND = 96
     CONCURRENCY = 3
     KEEP = 600
-    """Scaled copies kept in memory (a few screens of cards)."""
+    """Scaled copies kept in memory at most (a few screens of list rows)."""
+    KEEP_BYTES = 16 * 2**20
+    """Their pixels kept at most: a screen of cards is about 3 MiB, one details cover 0.25 MiB. By
+    count alone, a long session's new covers, each also shown large, filled 600 copies slowly
+    (the soak's memory grew by it round after round)."""
 
     def __init__(self, session: Session, owner: QObject) -> None:
         super().__init__(owner)
         self.session = session
         self.artwork = session.artwork
         self.work = TaskScope(self)  # a child of the owner: closing the owner closes it too
-        self._pixmaps: OrderedDict[Key, QPixmap] = OrderedDict()
+        self._pixmaps: PixmapLRU[Key] = PixmapLRU(self.KEEP, self.KEEP_BYTES)
         self._failures: dict[str, str] = {}
         self._queue: OrderedDict[Key, None] = OrderedDict()
         self._urgent: OrderedDict[Key, None] = OrderedDict()
@@ -74,7 +79,6 @@ class PictureBook(QObject):
         key = (url, round(size.width() * ratio), round(size.height() * ratio))
         found = self._pixmaps.get(key)
         if found is not None:
-            self._pixmaps.move_to_end(key)
             return found
         if url in self._failures:
             return None
@@ -93,9 +97,16 @@ class PictureBook(QObject):
         key = (url, round(size.width() * ratio), round(size.height() * ratio))
         if image.isNull() or key in self._pixmaps:
             return
-        self._pixmaps[key] = QPixmap.fromImage(image)
-        while len(self._pixmaps) > self.KEEP:
-            self._pixmaps.popitem(last=False)
+        self._pixmaps.put(key, QPixmap.fromImage(image))
+
+    def holds(self, url: str, size: QSize, *, ratio: float = 1.0) -> bool:
+        """A copy of ``url`` at ``size`` is in memory (asks for nothing)."""
+        return (url, round(size.width() * ratio), round(size.height() * ratio)) in self._pixmaps
+
+    @property
+    def kept_bytes(self) -> int:
+        """Pixels of the scaled copies held (tests)."""
+        return self._pixmaps.bytes
 
     def failure(self, url: str | None) -> str | None:
         """Why the picture at ``url`` cannot be shown, once a load failed."""
@@ -106,7 +117,7 @@ class PictureBook(QObject):
         self._epoch[url] = self._epoch.get(url, 0) + 1
         self._failures.pop(url, None)
         for key in [key for key in self._pixmaps if key[0] == url]:
-            del self._pixmaps[key]
+            self._pixmaps.pop(key)
         self.changed.emit(url)
 
     def _ask(self, key: Key, urgent: bool) -> None:
@@ -170,8 +181,6 @@ class PictureBook(QObject):
         if self._epoch.get(url, 0) != epoch:
             self.changed.emit(url)
             return
-        self._pixmaps[key] = QPixmap.fromImage(image)
-        while len(self._pixmaps) > self.KEEP:
-            self._pixmaps.popitem(last=False)
+        self._pixmaps.put(key, QPixmap.fromImage(image))
         self.loaded += 1
         self.changed.emit(url)
