@@ -110,7 +110,7 @@ MEMORY_GROWTH_AT_MOST = 30.0
 
 
 def _heap(usage: HeapUsage | None) -> str:
-    return "-" if usage is None else f"{usage.in_use:.0f}/{usage.free:.0f} MiB"
+    return "-" if usage is None else f"{usage.in_use:.0f}/{usage.free:.0f} MiB ({usage.mapped:.0f} mapped)"
 
 
 @dataclass
