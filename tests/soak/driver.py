@@ -41,7 +41,7 @@ from tests.soak.creator import Creator, NotOnline, StepFailed, until
 from tests.soak.report import SoakReport, StepRecord, count_generations, count_uploads
 from tests.soak.service import Service, start_service
 from tests.soak.steps import STEPS, Step, switch_panes
-from tests.soak.watch import Problems, StallProbe, rss_mib
+from tests.soak.watch import Problems, StallProbe, rss_mib, sqlite_mib
 
 __all__ = ["SoakReport", "SoakSettings", "run_soak"]
 
@@ -153,6 +153,7 @@ async def _run(c: Creator, settings: SoakSettings, report: SoakReport) -> None:
             taken += 1
         with probe.paused():
             report.rss_warm, report.heap_warm = _memory(c)
+            report.sqlite_warm = sqlite_mib()
             report.widgets_warm = len(QApplication.allWidgets())
         snapshot = tracemalloc.take_snapshot() if settings.trace_memory else None
         started = time.monotonic()
@@ -179,6 +180,7 @@ async def _run(c: Creator, settings: SoakSettings, report: SoakReport) -> None:
                 c.window.grab().save(str(settings.screenshot))
         with probe.paused():
             report.rss_end, report.heap_end = _memory(c)
+            report.sqlite_end = sqlite_mib()
             report.widgets_end = len(QApplication.allWidgets())
         if snapshot is not None:
             top = tracemalloc.take_snapshot().compare_to(snapshot, "lineno")[:12]

@@ -57,12 +57,19 @@ class Seen:
 
 
 class Proxy:
-    def __init__(self, name: str, *, secret: str | None = None, keep: bool = True) -> None:
+    def __init__(
+        self, name: str, *, secret: str | None = None, keep: bool = True, credentials_expected: bool = False
+    ) -> None:
         """``secret``: the API key, looked for in every header value and query. ``keep``: keep each
-        :class:`Seen` (else only the counts and the requests that carried credentials)."""
+        :class:`Seen` (else only the counts and the requests that carried credentials).
+        ``credentials_expected``: every request should carry them (the API's proxy): with ``keep``
+        off, those are counted, not kept."""
         self.name = name
         self.secret = secret
         self.keep = keep
+        self.credentials_expected = credentials_expected
+        self.credentialed = 0
+        """Requests that carried credentials."""
         self.upstream: tuple[str, int] | None = None
         self.seen: list[Seen] = []
         self.with_credentials: list[Seen] = []
@@ -315,7 +322,9 @@ class Proxy:
             seen.credentials.append("query")
         self.requests += 1
         if seen.credentials:
-            self.with_credentials.append(seen)
+            self.credentialed += 1
+            if self.keep or not self.credentials_expected:
+                self.with_credentials.append(seen)
         if self.keep:
             self.seen.append(seen)
         return seen

@@ -109,6 +109,10 @@ MEMORY_GROWTH_AT_MOST = 30.0
 """MiB the app may gain after its warm-up over a 10-minute soak (benchmarks/soak.py)."""
 
 
+def _mib(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f} MiB"
+
+
 def _heap(usage: HeapUsage | None) -> str:
     return "-" if usage is None else f"{usage.in_use:.0f}/{usage.free:.0f} MiB ({usage.mapped:.0f} mapped)"
 
@@ -124,6 +128,9 @@ class SoakReport:
     rss_end: float = 0.0
     heap_warm: HeapUsage | None = None
     heap_end: HeapUsage | None = None
+    sqlite_warm: float | None = None
+    """MiB SQLite holds (part of the C heap in use), after warm-up and at the end."""
+    sqlite_end: float | None = None
     rss_rounds: list[tuple[float, int, int, HeapUsage | None]] = field(default_factory=list)
     """(RSS, widgets, jobs followed, the C heap) after each round of every step (a leak grows round
     after round). Every memory figure is read after a full collection and a trim."""
@@ -201,6 +208,7 @@ class SoakReport:
                              f"{self.rss_end:.0f} at the end: growth {self.memory_growth:+.1f} MiB "
                              f"(at most {MEMORY_GROWTH_AT_MOST:.0f})"),
             ("  C heap in use / kept free", f"{_heap(self.heap_warm)} after warm-up, {_heap(self.heap_end)} at the end"),
+            ("  of it SQLite's", f"{_mib(self.sqlite_warm)} after warm-up, {_mib(self.sqlite_end)} at the end"),
             ("  after each round of all steps", ", ".join(f"{m:.0f} MiB/{w} widgets/{j} jobs/heap {_heap(h)}"
                                                           for m, w, j, h in self.rss_rounds) or "(no round ended)"),
             ("  widgets", f"{self.widgets_warm} after warm-up, {self.widgets_end} at the end"),

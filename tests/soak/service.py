@@ -70,7 +70,7 @@ def start_service(data_dir: Path, *args: str, keep_api: bool = False) -> Service
     """The sandbox (with ``args``) behind two proxies. ``keep_api``: keep every request's record, on
     both proxies (the kill tests read them; the soak keeps only counts and the requests that carried
     credentials, so the test process's memory stays the app's)."""
-    api = Proxy("api", secret=DEMO_KEY, keep=keep_api)
+    api = Proxy("api", secret=DEMO_KEY, keep=keep_api, credentials_expected=True)
     signed = Proxy("signed", secret=DEMO_KEY, keep=keep_api)
     api.start()
     signed.start()

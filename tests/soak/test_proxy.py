@@ -65,6 +65,36 @@ def test_signed_addresses_point_at_the_proxy_and_it_records_them(
     api.close()
 
 
+def test_the_soaks_proxies_keep_counts_and_only_the_credentials_that_went_astray(
+    service_factory: Callable[..., Service],
+) -> None:
+    """In the soak (``keep_api=False``) the proxies keep no record of the API's requests, which all
+    carry the key, so the test process's memory stays the app's; a signed address that gets the key
+    is still kept."""
+    service = service_factory("--speed", "50", keep_api=False)
+    with httpx.Client(
+        base_url=service.base_url,
+        headers={"Authorization": f"Bearer {DEMO_KEY}"},
+        timeout=30,
+        verify=SHARED_TLS,
+    ) as api:
+        for _ in range(3):
+            assert api.get("/v1/account").status_code == 200
+        episode = api.get("/v1/episodes", params={"limit": 1}).json()["data"][0]["id"]
+        assert api.get(f"/v1/episodes/{episode}").status_code == 200
+    assert (service.api.requests, service.api.credentialed) == (5, 5)
+    assert (service.api.seen, service.api.with_credentials) == ([], [])
+    strayed = httpx.get(
+        service.signed.url + "/files/nothing", headers={"Authorization": f"Bearer {DEMO_KEY}"}, timeout=30,
+        verify=SHARED_TLS,
+    )  # fmt: skip
+    assert strayed.status_code in (400, 404)
+    assert service.signed.seen == []
+    assert [(s.path, s.credentials) for s in service.signed.with_credentials] == [
+        ("/files/nothing", ["Authorization"])
+    ]
+
+
 @pytest.mark.parametrize(
     "value", ["ftp://127.0.0.1:9", "http://127.0.0.1:9/files", "127.0.0.1:9", "http://h:1/?a=1"]
 )

@@ -32,7 +32,7 @@ from typing import Any
 
 from PySide6.QtCore import QMessageLogContext, QObject, QTimer, QtMsgType, qInstallMessageHandler
 
-__all__ = ["Problems", "StallProbe", "qt_log_ignore", "rss_mib"]
+__all__ = ["Problems", "StallProbe", "qt_log_ignore", "rss_mib", "sqlite_mib"]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,6 +41,20 @@ def qt_log_ignore() -> list[str]:
     """The suite's ignore list of Qt messages (pyproject.toml, ``[tool.pytest.ini_options]``)."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     return list(config["tool"]["pytest"]["ini_options"].get("qt_log_ignore", []))
+
+
+def sqlite_mib() -> float | None:
+    """Memory SQLite holds in this process (its page caches, statements), or None where the
+    library does not say (``sqlite3_memory_used``)."""
+    import _sqlite3
+    import ctypes
+
+    try:
+        used = ctypes.CDLL(_sqlite3.__file__).sqlite3_memory_used
+    except (OSError, AttributeError):
+        return None
+    used.restype = ctypes.c_int64
+    return int(used()) / 2**20
 
 
 def rss_mib() -> float:
