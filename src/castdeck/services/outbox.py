@@ -54,6 +54,7 @@ from castdeck.store.outbox import REJECTED, OutboxEntry, OutboxStore
 from .jobs import JobTracker
 from .messages import error_text
 from .outbox_names import job_kind_of, title_of
+from .outbox_refusals import problem_of, unresolved_acceptance
 from .session import ConnectionState, Session
 
 __all__ = [
@@ -62,7 +63,6 @@ __all__ = [
     "MAX_IN_FLIGHT",
     "Outbox",
     "Sent",
-    "unresolved_acceptance",
 ]
 
 log = logging.getLogger(__name__)
@@ -370,7 +370,11 @@ class Outbox(QObject):
             failure = error
             if isinstance(error, ApiError) and not is_transient(error):
                 entry = await self._session.on_disk(
-                    self._store.mark_rejected, entry.id, error_text(error), error.request_id, _problem(error)
+                    self._store.mark_rejected,
+                    entry.id,
+                    error_text(error),
+                    error.request_id,
+                    problem_of(error),
                 )
                 log.info("outbox %s %s rejected: %s", entry.kind, entry.id, error)
             else:  # no usable answer: the write may or may not have arrived; resend with the same key
@@ -485,29 +489,3 @@ class Outbox(QObject):
         if self._session.state in (ConnectionState.OFFLINE, ConnectionState.REJECTED):
             return  # the session's reconnect flushes (or a working key and a flush at start)
         self.flush()
-
-
-def unresolved_acceptance(error: ApiError) -> bool:
-    """A 409 saying an earlier send of this write is still being accepted (spec 4.6)."""
-    recovery = error.recovery
-    return (
-        error.status == 409
-        and recovery is not None
-        and recovery.action == "poll_content"
-        and recovery.idempotency_key in (None, "reuse")
-    )
-
-
-def _problem(error: ApiError) -> dict[str, Any]:
-    return {
-        "status": error.status,
-        "type": error.type,
-        "title": error.title,
-        "detail": error.detail,
-        "errors": [e.model_dump(mode="json") for e in error.errors],
-        "reason": error.reason,
-        "speakers": list(error.speakers),
-        "recovery": error.recovery.model_dump(mode="json", exclude_none=True)
-        if error.recovery is not None
-        else None,
-    }
