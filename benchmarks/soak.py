@@ -2,6 +2,7 @@
 requests, then killed with SIGKILL during a generate, an upload and while typing a script.
 
     uv run python benchmarks/soak.py [--minutes 10] [--seed N] [--chaos 0.2] [--trace-memory] [--no-kills]
+                                     [--only STEP,STEP...]
 
 It prints each step as it runs, then a summary table: unhandled exceptions and Qt warnings (0
 allowed), generations asked (counted by the driver) against generations the service started
@@ -9,6 +10,10 @@ allowed), generations asked (counted by the driver) against generations the serv
 carried the API key anywhere but the service's origin, memory growth after warm-up (every pane
 shown, then one round of every step; at most 30 MiB), and the longest event-loop stall with the
 step it happened in. Then the three kills, each with its outcome.
+
+``--only`` finds which kind of use grows memory: after the warm-up round, only the steps named
+(tests/soak/steps.py) are repeated, and the per-round figures show what each round of them adds
+(``--chaos 0 --no-kills`` keeps the app online, so that every step does its work).
 
 The driver is tests/soak/driver.py (tests/soak/test_soak.py runs it for 60 s in the suite); the
 kills are tests/soak/kills.py (tests/soak/test_kill.py and tests/gui/test_scripts_recovery.py).
@@ -32,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 from PySide6.QtWidgets import QApplication  # noqa: E402
 from tests.soak.driver import SoakReport, SoakSettings, run_soak  # noqa: E402
 from tests.soak.report import MEMORY_GROWTH_AT_MOST  # noqa: E402
+from tests.soak.steps import step_names  # noqa: E402
 
 from castdeck.services.event_loop import new_event_loop  # noqa: E402
 from castdeck.services.heap import tune_heap  # noqa: E402
@@ -73,9 +79,18 @@ def main() -> int:
     parser.add_argument("--chaos", type=float, default=0.2)
     parser.add_argument("--trace-memory", action="store_true", help="tracemalloc: what grew, by line")
     parser.add_argument("--no-kills", action="store_true", help="skip the three SIGKILL scenarios")
+    parser.add_argument("--only", default="", help="after the warm-up, only these steps (comma-separated)")
     args = parser.parse_args()
+    unknown = sorted(set(filter(None, args.only.split(","))) - set(step_names()))
+    if unknown:
+        print(
+            f"soak: no such step: {', '.join(unknown)} (the steps: {', '.join(step_names())})",
+            file=sys.stderr,
+        )
+        return 2
     settings = SoakSettings(
         seconds=args.minutes * 60, seed=args.seed, chaos=args.chaos, trace_memory=args.trace_memory,
+        only=tuple(name for name in args.only.split(",") if name),
         say=lambda line: print(line, flush=True),
     )  # fmt: skip
     app = QApplication.instance() or QApplication(sys.argv[:1])

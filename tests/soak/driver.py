@@ -59,6 +59,9 @@ class SoakSettings:
     chaos: float = 0.2
     speed: float = 50.0
     trace_memory: bool = False
+    only: tuple[str, ...] = ()
+    """After the warm-up round, only these steps (by name), each as often as its weight: which
+    kind of use grows memory (``benchmarks/soak.py --only``). Empty: every step."""
     screenshot: Path | None = None
     """Where to save the window as the run ends (the Jobs dock shown)."""
     say: Callable[[str], None] = field(default=lambda _line: None)
@@ -143,7 +146,7 @@ async def _run(c: Creator, settings: SoakSettings, report: SoakReport) -> None:
             settle_startup_objects()  # as CastdeckApp.run() does once the first screen is up
             c.app.collector.start()
             report.rss_panes = _memory(c)[0]
-        schedule = _schedule(settings.seed)
+        schedule = _schedule(settings.seed, settings.only)
         taken = 0
         t0 = time.monotonic()
         # The first round of every step is the warm-up's second half: each dialog, the Listen window
@@ -228,11 +231,17 @@ def _memory(c: Creator) -> tuple[float, HeapUsage | None]:
     return rss_mib(), heap_usage()
 
 
-def _schedule(seed: int) -> Iterator[Step | None]:
+def _schedule(seed: int, only: tuple[str, ...] = ()) -> Iterator[Step | None]:
     """Rounds of every step, each as often as its weight, in a seeded random order (even a short
-    run does a bit of everything); None between rounds."""
+    run does a bit of everything); None between rounds. With ``only``, the rounds after the first
+    (the warm-up's) hold just the steps so named."""
     rng = random.Random(seed)
     deck = [step for step, weight in STEPS for _ in range(weight)]
+    rng.shuffle(deck)
+    yield from deck
+    yield None
+    if only:
+        deck = [step for step in deck if step.__name__ in only]
     while True:
         rng.shuffle(deck)
         yield from deck
