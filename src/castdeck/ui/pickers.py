@@ -88,6 +88,7 @@ class CheckPicker(QWidget):
         super().__init__(parent)
         self._label = label
         self._accepts = accepts
+        self._name = name
         self.maximum = maximum
         self._order: list[str] = []
         self._wanted: list[str] = []
@@ -132,12 +133,19 @@ class CheckPicker(QWidget):
             self.list.addItem(row)
         self.list.blockSignals(False)
         self._order = [key for key in self._wanted if key in self.items]
-        self._update_status(offline)
+        if not items and offline:  # the service unreachable, and no copy kept from an earlier read
+            self.status.setText(
+                f"Could not load the {self._name}: the service cannot be reached and none were kept "
+                "from an earlier visit. Try again once online."
+            )
+        else:
+            self._update_status(offline)
         self.loaded.emit()
         self.changed.emit()
 
     async def wait_loaded(self) -> None:
-        if not self.loading.done():
+        """Until the list is read (a reload meanwhile replaces the read waited for: its own is awaited)."""
+        while not self.loading.done():
             await asyncio.wait({self.loading})
 
     def _update_status(self, offline: bool = False) -> None:
@@ -242,7 +250,8 @@ class ComboPicker(QComboBox):
         self.changed.emit()
 
     async def wait_loaded(self) -> None:
-        if not self.loading.done():
+        """Until the list is read (a reload meanwhile replaces the read waited for: its own is awaited)."""
+        while not self.loading.done():
             await asyncio.wait({self.loading})
 
     def selected_id(self) -> str | None:
