@@ -228,6 +228,11 @@ after the service is back, then ends by itself; a read of the balance after writ
 a second for its turn). Stopped with the followers at the end of each test: pytest-qt's
 event rounds after the test would otherwise step a balance read in flight with no running loop."""
 
+WRITTEN_BEHIND = {"store job"}
+"""Writes behind on the disk thread that a follower starts as it hears of a job (its state stored):
+a poll answered just as a test ends starts one after the test's ``quiet()``. Awaited at the end of
+each test, never named as leftovers (the tracker's ``close()`` flushes them too)."""
+
 
 @dataclass
 class Leftovers:

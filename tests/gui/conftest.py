@@ -28,7 +28,7 @@ from castdeck.services.profiles import Profile
 from castdeck.services.session import Session
 from castdeck.store.cache import Cache
 from tests import runner as work
-from tests.conftest import CLOSED_WITH_THE_SESSION, DEMO_KEY, LEFTOVERS, RunningSandbox
+from tests.conftest import CLOSED_WITH_THE_SESSION, DEMO_KEY, LEFTOVERS, WRITTEN_BEHIND, RunningSandbox
 from tests.helpers import Line
 from tests.runner import RUNTIME
 
@@ -173,6 +173,8 @@ async def settle() -> None:
     Long-running followers (job pollers) and the session's reconnection probe are left to their
     owners' ``close()``; whatever those leave running, the check after the teardown names."""
     await asyncio.sleep(0)
+    behind = [t for t in work.pending(followers=False) if t.get_name() in WRITTEN_BEHIND]
+    await asyncio.gather(*behind, return_exceptions=True)
     left = [t for t in work.pending(followers=False) if t.get_name() not in CLOSED_WITH_THE_SESSION]
     LEFTOVERS.tasks.extend(task.get_name() for task in left)
     for task in left:
