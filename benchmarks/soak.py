@@ -81,7 +81,8 @@ def main() -> int:
     parser.add_argument("--no-kills", action="store_true", help="skip the three SIGKILL scenarios")
     parser.add_argument("--only", default="", help="after the warm-up, only these steps (comma-separated)")
     args = parser.parse_args()
-    unknown = sorted(set(filter(None, args.only.split(","))) - set(step_names()))
+    only = tuple(name for name in args.only.split(",") if name)
+    unknown = sorted(set(only) - set(step_names()))
     if unknown:
         print(
             f"soak: no such step: {', '.join(unknown)} (the steps: {', '.join(step_names())})",
@@ -90,7 +91,7 @@ def main() -> int:
         return 2
     settings = SoakSettings(
         seconds=args.minutes * 60, seed=args.seed, chaos=args.chaos, trace_memory=args.trace_memory,
-        only=tuple(name for name in args.only.split(",") if name),
+        only=only,
         say=lambda line: print(line, flush=True),
     )  # fmt: skip
     app = QApplication.instance() or QApplication(sys.argv[:1])

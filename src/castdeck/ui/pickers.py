@@ -69,6 +69,13 @@ async def _read_all(feed: ListFeed[Any], limit: int = 2_000) -> tuple[list[Any],
     return items, offline
 
 
+async def _read_through(loading: Callable[[], asyncio.Task[None]]) -> None:
+    """Until a picker's list is read: a reload meanwhile replaces the read waited for, and the wait
+    goes on to the new one."""
+    while not (read := loading()).done():
+        await asyncio.wait({read})
+
+
 class CheckPicker(QWidget):
     """Tick any number of items (``maximum`` caps it); ``selected_ids()`` in the order ticked."""
 
@@ -105,6 +112,7 @@ class CheckPicker(QWidget):
         self.list.setMinimumHeight(110)
         self.list.itemChanged.connect(self._item_changed)
         self.status = QLabel("Loading…", self)
+        self.status.setWordWrap(True)  # a reason the list could not be read is a sentence or two
         self.status.setStyleSheet("color: palette(mid);")
         layout.addWidget(self.search)
         layout.addWidget(self.list, 1)
@@ -116,7 +124,7 @@ class CheckPicker(QWidget):
         try:
             items, offline = await _read_all(feed)
         except CastdeckError as error:
-            self.status.setText(f"Could not load the list: {error}")
+            self._unreadable(f"Could not load the {self._name}: {error}")
             return
         self.list.blockSignals(True)
         for item in items:
@@ -134,7 +142,7 @@ class CheckPicker(QWidget):
         self.list.blockSignals(False)
         self._order = [key for key in self._wanted if key in self.items]
         if not items and offline:  # the service unreachable, and no copy kept from an earlier read
-            self.status.setText(
+            self._unreadable(
                 f"Could not load the {self._name}: the service cannot be reached and none were kept "
                 "from an earlier visit. Try again once online."
             )
@@ -144,9 +152,11 @@ class CheckPicker(QWidget):
         self.changed.emit()
 
     async def wait_loaded(self) -> None:
-        """Until the list is read (a reload meanwhile replaces the read waited for: its own is awaited)."""
-        while not self.loading.done():
-            await asyncio.wait({self.loading})
+        await _read_through(lambda: self.loading)
+
+    def _unreadable(self, text: str) -> None:
+        self.status.setText(text)
+        self.status.setStyleSheet(f"color: {tone('problem')};")
 
     def _update_status(self, offline: bool = False) -> None:
         cap = f" of at most {self.maximum}" if self.maximum else ""
@@ -199,6 +209,7 @@ class CheckPicker(QWidget):
         self.list.blockSignals(False)
         self.items = {}
         self.status.setText("Loading…")
+        self.status.setStyleSheet("color: palette(mid);")
         self.loading = self.work.start(self._load(feed), name="reload picker")
 
     def check(self, item_id: str, checked: bool = True) -> None:
@@ -250,9 +261,7 @@ class ComboPicker(QComboBox):
         self.changed.emit()
 
     async def wait_loaded(self) -> None:
-        """Until the list is read (a reload meanwhile replaces the read waited for: its own is awaited)."""
-        while not self.loading.done():
-            await asyncio.wait({self.loading})
+        await _read_through(lambda: self.loading)
 
     def selected_id(self) -> str | None:
         value = self.currentData()
