@@ -46,6 +46,7 @@ from castdeck.ui.early import EarlyWindow
 from castdeck.ui.early.window import PICTURE_SIZE
 from castdeck.ui.main_window import MainWindow
 from castdeck.ui.pictured import PicturedPane
+from castdeck.ui.pixmap_lru import pictures_budget
 from castdeck.ui.welcome import WelcomeDialog
 from castdeck.ui.widgets import run_dialog
 
@@ -449,7 +450,7 @@ def run_app(
         log.info(
             "early window: %d cached rows of %s (%s)", early.model.rowCount(), early.pane_title, early.profile
         )
-    runtime = Runtime.build(settings=settings)
+    runtime = Runtime.build(settings=settings, pictures_memory=pictures_budget(app.primaryScreen()))
     castdeck = CastdeckApp(args, data_dir, early=early, runtime=runtime)
     castdeck.early_painted = early_painted
     try:

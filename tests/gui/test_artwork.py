@@ -4,6 +4,7 @@ or the file dialog, with the local checks first."""
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from pytestqt.qtbot import QtBot
 
 from castdeck.api.models import Episode, Podcast
 from castdeck.services.background import Background
+from castdeck.services.memory_budget import MemoryBudget
 from castdeck.services.session import Session
 from castdeck.ui.cover_delegate import placeholder_color
 from castdeck.ui.panes.hosts import HostsPane
@@ -220,7 +222,8 @@ def test_the_pictures_kept_in_memory_stay_within_their_byte_budget(
 ) -> None:
     side = 240  # a details cover: 225 KiB of pixels
     each = side * side * 4
-    monkeypatch.setattr(PictureBook, "KEEP_BYTES", 10 * each)
+    budget = MemoryBudget(10 * each)
+    monkeypatch.setattr(session, "runtime", dataclasses.replace(session.runtime, pictures_memory=budget))
     owner = QWidget()
     qtbot.addWidget(owner)
     book = PictureBook(session, owner)
@@ -233,3 +236,40 @@ def test_the_pictures_kept_in_memory_stay_within_their_byte_budget(
     assert [url for url in urls if book.holds(url, QSize(side, side))] == urls[-10:]  # the oldest went first
     book.forget(urls[-1])
     assert book.kept_bytes == 9 * each
+    assert budget.bytes == 9 * each
+
+    # Another pane's pictures share the one budget: what was used least recently goes, in any pane.
+    other = QWidget()
+    book_two = PictureBook(session, other)
+    more = [f"https://covers.example/more-{n}.png" for n in range(4)]
+    for url in more:
+        book_two.keep(url, QSize(side, side), image)
+    assert (book.kept_bytes, book_two.kept_bytes, budget.bytes) == (6 * each, 4 * each, 10 * each)
+    assert [url for url in urls if book.holds(url, QSize(side, side))] == urls[-7:-1]
+    # Its pane closed: its share is given back at once.
+    other.deleteLater()
+    qtbot.waitUntil(lambda: budget.bytes == 6 * each)
+    assert book.kept_bytes == 6 * each
+
+
+@pytest.mark.asyncio
+async def test_a_panes_covers_and_tiles_charge_the_apps_one_budget(
+    qtbot: QtBot, session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    budget = MemoryBudget(64 * 2**20)
+    monkeypatch.setattr(session, "runtime", dataclasses.replace(session.runtime, pictures_memory=budget))
+    holder = QWidget()  # the window: the pane in it is closed while the window stays
+    qtbot.addWidget(holder)
+    holder.resize(1100, 700)
+    pane = PodcastsPane(session, holder)
+    pane.resize(1100, 700)
+    holder.show()
+    pane.activate()
+    await until(lambda: pane.model.rowCount() > 0)
+    pane.views.set_view("cards", remember=False)
+    await until(lambda: pane.tiles.bytes > 0 and pane.pictures.idle)
+    assert budget.bytes == pane.tiles.bytes + pane.pictures.kept_bytes
+    pane.deleteLater()
+    await until(lambda: budget.bytes == 0)
+    assert len(budget) == 0
+    await quiet()

@@ -12,6 +12,8 @@ builds its own.
 * ``files``: one thread for the media files (audio kept for offline listening, finished videos and
   their stills): copies and evictions that may take longer, so they never hold up a list's read;
 * ``pictures``: two threads that decode and scale covers off the UI thread;
+* ``pictures_memory``: the one byte budget of every picture kept in memory (covers, tiles, stills:
+  :class:`~castdeck.services.memory_budget.MemoryBudget`), so together they stay bounded;
 * ``settings``: the typed settings (:class:`~castdeck.services.settings.Settings`), written behind.
 """
 
@@ -23,6 +25,7 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from .memory_budget import PICTURES_IN_MEMORY, MemoryBudget
 from .settings import Settings
 from .tasks import TaskRunner
 
@@ -43,12 +46,20 @@ class Runtime:
     files: ThreadPoolExecutor
     pictures: ThreadPoolExecutor
     settings: Settings
+    pictures_memory: MemoryBudget
 
     @classmethod
-    def build(cls, tasks: TaskRunner | None = None, settings: Settings | None = None) -> Runtime:
+    def build(
+        cls,
+        tasks: TaskRunner | None = None,
+        settings: Settings | None = None,
+        *,
+        pictures_memory: int = PICTURES_IN_MEMORY,
+    ) -> Runtime:
         return cls(
             tasks=tasks if tasks is not None else TaskRunner(),
             settings=settings if settings is not None else Settings(),
+            pictures_memory=MemoryBudget(pictures_memory),
             disk=ThreadPoolExecutor(max_workers=1, thread_name_prefix="castdeck-disk"),
             files=ThreadPoolExecutor(max_workers=1, thread_name_prefix="castdeck-files"),
             pictures=ThreadPoolExecutor(max_workers=2, thread_name_prefix="castdeck-pictures"),

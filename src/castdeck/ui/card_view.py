@@ -192,7 +192,7 @@ class CardDelegate(QStyledItemDelegate):
         ratio = device.devicePixelRatioF() if device is not None else 1.0
         title = self.source.card_title(item)
         picture = self.source.picture(item, picture_rect.size())
-        draw_picture(painter, picture_rect, picture, item_id_of(item), title, ratio)
+        draw_picture(painter, picture_rect, picture, item_id_of(item), title, ratio, self.source.tiles)
 
         width = card.width() - 2 * self.PAD
         x = card.x() + self.PAD

@@ -5,8 +5,9 @@ first column.
 A pane supplies the pictures through its hooks (:class:`PictureSource`): ``picture(item, size)``
 returns a ready pixmap or ``None`` while it loads or when there is none; then a placeholder tile is
 drawn: a muted colour chosen from the item's id with the title's initials. Placeholder pixmaps are
-rendered once per (initials, colour, size, device pixel ratio) and kept, so painting a row or a
-card never renders text into a pixmap again.
+rendered once per (initials, colour, size, device pixel ratio) and kept by the pane's
+:class:`Tiles` (within the app's budget for pictures), so painting a row or a card seldom renders
+text into a pixmap again.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QSize, Qt
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QImage, QImageReader, QPainter, QPainterPath, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -26,6 +27,8 @@ from PySide6.QtWidgets import (
     QStyledItemDelegate,
     QWidget,
 )
+
+from castdeck.services.memory_budget import MemoryBudget
 
 from .pixmap_lru import PixmapLRU
 
@@ -37,12 +40,11 @@ __all__ = [
     "PLACEHOLDER_COLORS",
     "CoverDelegate",
     "PictureSource",
+    "Tiles",
     "decode_picture",
     "draw_picture",
     "initials",
     "placeholder_color",
-    "placeholder_pixmap",
-    "small_tile",
 ]
 
 AnyIndex = QModelIndex | QPersistentModelIndex
@@ -70,13 +72,15 @@ initials on them keep a contrast of 3:1 or more (large text)."""
 PLACEHOLDER_TEXT = QColor("#ffffff")
 _ARTICLES = {"the", "a", "an"}
 _CACHE_LIMIT = 512
-_CACHE_BYTES = 8 * 2**20
-"""Pixels each tile cache keeps: a few screens of rows and cards (a card's tile is about 0.1 MiB)."""
-_tiles: PixmapLRU[tuple[str, int, int, float]] = PixmapLRU(_CACHE_LIMIT, _CACHE_BYTES)
+"""Tiles each kind keeps at most (a few screens of rows and cards; a card's tile is about 0.1 MiB):
+their pixels are charged to the budget the :class:`Tiles` are given."""
 
 
 class PictureSource(Protocol):
     """What a delegate asks the pane for (the picture hooks of ``ResourcePane``)."""
+
+    @property
+    def tiles(self) -> Tiles: ...
 
     def picture(self, item: Any, size: QSize) -> QPixmap | None: ...
 
@@ -112,7 +116,7 @@ def _radius(side: int) -> float:
 
 
 def _kept(
-    cache: PixmapLRU[Any], key: Any, side: int, ratio: float, draw: Callable[[QPainter], None]
+    cache: PixmapLRU[Any, QPixmap], key: Any, side: int, ratio: float, draw: Callable[[QPainter], None]
 ) -> QPixmap:
     """The square pixmap kept in ``cache`` under ``key``, or a transparent one ``side`` logical
     pixels square that ``draw`` paints, then kept (the most recently used, within the cache's bounds)."""
@@ -130,39 +134,83 @@ def _kept(
     return pixmap
 
 
-def placeholder_pixmap(letters: str, color: QColor, side: int, ratio: float) -> QPixmap:
-    """A rounded tile of ``color`` with ``letters`` in large type, ``side`` logical pixels square."""
+class Tiles:
+    """The placeholder tiles and the small (row-sized) pictures one owner draws, made once per
+    look and size and kept, their pixels charged to ``budget`` (the app's one budget for
+    pictures). A pane owns one (:attr:`ResourcePane.tiles`); what it kept stops counting once
+    ``owner`` is destroyed."""
 
-    def draw(painter: QPainter) -> None:
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(color)
-        radius = _radius(side)
-        painter.drawRoundedRect(QRectF(0, 0, side, side), radius, radius)
-        font = QFont(QApplication.font())
-        scale = 0.34 if side < 64 else 0.28  # small tiles need the letters relatively larger
-        font.setPixelSize(max(6, round(side * (scale * 1.2 if len(letters) < 2 else scale))))
-        font.setWeight(QFont.Weight.DemiBold)
-        painter.setFont(font)
-        painter.setPen(PLACEHOLDER_TEXT)
-        painter.drawText(QRectF(0, 0, side, side), Qt.AlignmentFlag.AlignCenter, letters)
+    def __init__(self, budget: MemoryBudget, owner: QObject | None = None) -> None:
+        self._placeholders: PixmapLRU[tuple[str, int, int, float], QPixmap] = PixmapLRU(_CACHE_LIMIT, budget)
+        self._small: PixmapLRU[tuple[int, int, float], QPixmap] = PixmapLRU(_CACHE_LIMIT, budget)
+        if owner is not None:
+            owner.destroyed.connect(self.clear)
 
-    return _kept(_tiles, (letters, color.rgba(), side, ratio), side, ratio, draw)
+    def clear(self) -> None:
+        self._placeholders.clear()
+        self._small.clear()
+
+    @property
+    def bytes(self) -> int:
+        """Pixels kept (tests)."""
+        return self._placeholders.bytes + self._small.bytes
+
+    def placeholder(self, letters: str, color: QColor, side: int, ratio: float) -> QPixmap:
+        """A rounded tile of ``color`` with ``letters`` in large type, ``side`` logical pixels square."""
+
+        def draw(painter: QPainter) -> None:
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(color)
+            radius = _radius(side)
+            painter.drawRoundedRect(QRectF(0, 0, side, side), radius, radius)
+            font = QFont(QApplication.font())
+            scale = 0.34 if side < 64 else 0.28  # small tiles need the letters relatively larger
+            font.setPixelSize(max(6, round(side * (scale * 1.2 if len(letters) < 2 else scale))))
+            font.setWeight(QFont.Weight.DemiBold)
+            painter.setFont(font)
+            painter.setPen(PLACEHOLDER_TEXT)
+            painter.drawText(QRectF(0, 0, side, side), Qt.AlignmentFlag.AlignCenter, letters)
+
+        return _kept(self._placeholders, (letters, color.rgba(), side, ratio), side, ratio, draw)
+
+    def small(
+        self, picture: QPixmap | None, item_id: object, title: str, side: int, ratio: float = 1.0
+    ) -> QPixmap:
+        """``picture`` as :func:`draw_picture` draws it into a ``side`` square (cropped, rounded), or
+        the item's placeholder tile; made once per picture and size and kept."""
+        if picture is None or picture.isNull():
+            return self.placeholder(initials(title), placeholder_color(item_id), side, ratio)
+        return _kept(
+            self._small,
+            (picture.cacheKey(), side, ratio),
+            side,
+            ratio,
+            lambda painter: draw_picture(
+                painter, QRect(0, 0, side, side), picture, item_id, title, ratio, self
+            ),
+        )
 
 
 def draw_picture(
-    painter: QPainter, rect: QRect, picture: QPixmap | None, item_id: object, title: str, ratio: float
+    painter: QPainter,
+    rect: QRect,
+    picture: QPixmap | None,
+    item_id: object,
+    title: str,
+    ratio: float,
+    tiles: Tiles,
 ) -> None:
     """Draw ``picture`` cropped to fill the square ``rect`` with rounded corners, or the item's
-    placeholder tile when there is no picture."""
+    placeholder tile (kept by ``tiles``) when there is no picture."""
     side = min(rect.width(), rect.height())
     if side <= 0:
         return
     target = QRect(rect.x(), rect.y(), side, side)
     if picture is None or picture.isNull():
         painter.drawPixmap(
-            target, placeholder_pixmap(initials(title), placeholder_color(item_id), side, ratio)
+            target, tiles.placeholder(initials(title), placeholder_color(item_id), side, ratio)
         )
         return
     width, height = picture.width(), picture.height()  # device pixels
@@ -181,25 +229,6 @@ def draw_picture(
 
 def item_id_of(item: Any) -> str:
     return str(getattr(item, "id", "") or "")
-
-
-_small: PixmapLRU[tuple[int, int, float]] = PixmapLRU(_CACHE_LIMIT, _CACHE_BYTES)
-
-
-def small_tile(
-    picture: QPixmap | None, item_id: object, title: str, side: int, ratio: float = 1.0
-) -> QPixmap:
-    """``picture`` as :func:`draw_picture` draws it into a ``side`` square (cropped, rounded), or the
-    item's placeholder tile; made once per picture and size and kept (a few screens' worth)."""
-    if picture is None or picture.isNull():
-        return placeholder_pixmap(initials(title), placeholder_color(item_id), side, ratio)
-    return _kept(
-        _small,
-        (picture.cacheKey(), side, ratio),
-        side,
-        ratio,
-        lambda painter: draw_picture(painter, QRect(0, 0, side, side), picture, item_id, title, ratio),
-    )
 
 
 def decode_picture(path: Path, size: QSize, *, crop: bool = True) -> QImage:
@@ -248,7 +277,7 @@ class CoverDelegate(QStyledItemDelegate):
 
     def decoration(self, item: Any) -> QPixmap:
         """What the model answers for the first column's decoration role."""
-        return small_tile(
+        return self.source.tiles.small(
             self.source.picture(item, self.size), item_id_of(item), self.source.card_title(item), self.SIDE
         )
 

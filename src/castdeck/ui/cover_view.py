@@ -15,7 +15,7 @@ from PySide6.QtCore import QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QPainter, QPainterPath, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from .cover_delegate import draw_picture
+from .cover_delegate import Tiles, draw_picture
 from .pictures import PictureBook
 
 __all__ = ["PICTURE_SUFFIXES", "CoverView"]
@@ -34,9 +34,12 @@ def _dropped_picture(event: QDragEnterEvent | QDropEvent) -> Path | None:
 class CoverView(QWidget):
     fileDropped = Signal(Path)
 
-    def __init__(self, book: PictureBook, side: int = 168, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, book: PictureBook, tiles: Tiles, side: int = 168, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.book = book
+        self.tiles = tiles
         self.side = side
         self.setFixedSize(side, side)
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
@@ -116,7 +119,7 @@ class CoverView(QWidget):
         clip = QPainterPath()
         clip.addRoundedRect(rect, radius, radius)
         draw_picture(painter, rect.toRect(), self.current(), self._seed or self._title, self._title,
-                     self.devicePixelRatioF())  # fmt: skip
+                     self.devicePixelRatioF(), self.tiles)  # fmt: skip
         if self._busy or self._hovering:
             painter.setOpacity(0.55)
             painter.fillPath(clip, Qt.GlobalColor.black)

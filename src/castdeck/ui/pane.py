@@ -48,6 +48,7 @@ from castdeck.services.tasks import TaskScope
 from .accessible import name_grips, shows_value
 from .cells import shown_count
 from .column_fit import ColumnFit
+from .cover_delegate import Tiles
 from .details_panel import DetailsPanel, link_label
 from .empty_state import EmptyState
 from .pane_views import CARD_KINDS, PICTURE_KINDS, PaneViews
@@ -88,6 +89,8 @@ class ResourcePane(QWidget):
         self.work = TaskScope(self)
         """The pane's own work (reads, actions): ended when the pane closes (:func:`close_owned`)."""
         self.session = session
+        self.tiles = Tiles(session.runtime.pictures_memory, self)
+        """The placeholder and row-sized tiles its table and cards draw (:class:`PictureSource`)."""
         self.setAccessibleName(self.title)
         self._write_controls: list[QWidget] = []
         self._activated = False

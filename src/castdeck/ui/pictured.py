@@ -25,7 +25,7 @@ class PicturedPane(ResourcePane):
     def setup_pictures(self, side: int = 168) -> None:
         """Call once from the subclass's ``__init__`` (after the base's)."""
         self.pictures = PictureBook(self.session, self)
-        self.cover = CoverView(self.pictures, side)
+        self.cover = CoverView(self.pictures, self.tiles, side)
         self.details.add_picture(self.cover)
         self.pictures.changed.connect(self._picture_arrived)
 

@@ -46,18 +46,19 @@ class PictureBook(QObject):
     QUEUE_BOUND = 96
     CONCURRENCY = 3
     KEEP = 600
-    """Scaled copies kept in memory at most (a few screens of list rows)."""
-    KEEP_BYTES = 16 * 2**20
-    """Their pixels kept at most: a screen of cards is about 3 MiB, one details cover 0.25 MiB. By
-    count alone, a long session's new covers, each also shown large, filled 600 copies slowly
-    (the soak's memory grew by it round after round)."""
+    """Scaled copies kept in memory at most (a few screens of list rows); their pixels are charged
+    to the app's one budget for pictures (``runtime.pictures_memory``), shared with every other
+    pane's covers and tiles. Bounded by count alone, a long session's new covers, each also shown
+    large, filled 600 copies slowly; bounded by bytes pane by pane, the panes together still kept
+    over a hundred MiB (the soak's memory grew by it round after round)."""
 
     def __init__(self, session: Session, owner: QObject) -> None:
         super().__init__(owner)
         self.session = session
         self.artwork = session.artwork
         self.work = TaskScope(self)  # a child of the owner: closing the owner closes it too
-        self._pixmaps: PixmapLRU[Key] = PixmapLRU(self.KEEP, self.KEEP_BYTES)
+        self._pixmaps: PixmapLRU[Key, QPixmap] = PixmapLRU(self.KEEP, session.runtime.pictures_memory)
+        self.destroyed.connect(self._pixmaps.clear)  # the owner closed: its copies no longer count
         self._failures: dict[str, str] = {}
         self._queue: OrderedDict[Key, None] = OrderedDict()
         self._urgent: OrderedDict[Key, None] = OrderedDict()

@@ -46,12 +46,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from castdeck.services.memory_budget import MemoryBudget
 from castdeck.services.settings import Settings
 from castdeck.store.picture_files import picture_key
 
 from ..accessible import BLANK_CELL, name_grips, shows_value
 from ..column_fit import ColumnFit
-from ..cover_delegate import PICTURE_ROW_HEIGHT, CoverDelegate, decode_picture, small_tile
+from ..cover_delegate import PICTURE_ROW_HEIGHT, CoverDelegate, Tiles, decode_picture
 from ..flow_layout import FlowLayout, flow_policy
 from ..palette import tone
 from ..pane_header import fit_filter, view_switch
@@ -65,6 +66,8 @@ __all__ = ["EarlyPane", "EarlyPicture", "EarlyWindow"]
 PICTURE_SIDE = CoverDelegate.SIDE
 PICTURE_SIZE = QSize(PICTURE_SIDE, PICTURE_SIDE)
 """The size a row's picture is decoded at, as the pane's ``CoverDelegate`` asks for it."""
+EARLY_TILES = 2 * 2**20
+"""Bytes of tiles the early window keeps for reuse (a screen of rows is about 0.2 MiB)."""
 DECORATION = Qt.ItemDataRole.DecorationRole
 ACCESSIBLE_TEXT = Qt.ItemDataRole.AccessibleTextRole
 HAND_OVER_LIMIT_MS = 1000
@@ -137,6 +140,8 @@ class EarlyWindow(QMainWindow):
         self.pictures = pane.pictures
         self.pictures_dir = pictures_dir
         self.images: dict[str, QImage] = {}
+        self.tiles = Tiles(MemoryBudget(EARLY_TILES), self)
+        """Its rows' tiles (its own small budget: the window lives a second or two)."""
         """The pictures decoded, by address, at :data:`PICTURE_SIZE`."""
         self.pictures_pending: int | None = None
         """Pictures being decoded; None until the decoding has started."""
@@ -262,7 +267,9 @@ class EarlyWindow(QMainWindow):
                 row.append(item)
             if spec.pictures is not None:
                 picture = spec.pictures[number]
-                row[0].setData(small_tile(None, picture.item_id, picture.title, PICTURE_SIDE), DECORATION)
+                row[0].setData(
+                    self.tiles.small(None, picture.item_id, picture.title, PICTURE_SIDE), DECORATION
+                )
             self.model.appendRow(row)
         self.table.setAlternatingRowColors(True)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -401,7 +408,7 @@ class EarlyWindow(QMainWindow):
             pixmap = QPixmap.fromImage(image)
             for row, picture in enumerate(self.pictures or ()):
                 if picture.url == url:
-                    tile = small_tile(pixmap, picture.item_id, picture.title, PICTURE_SIDE)
+                    tile = self.tiles.small(pixmap, picture.item_id, picture.title, PICTURE_SIDE)
                     self.model.item(row, 0).setData(tile, DECORATION)
         if self.pictures_pending is None:
             return

@@ -96,7 +96,9 @@ class MediaPane(ResourcePane):
         self._style_names: dict[str, str] = {}
         self._lookups_started = False
         # before the base builds the list: it may ask for pictures as soon as rows arrive
-        self.stills = Stills(background.media_files, self.info.kind, self._start_quietly)
+        self.stills = Stills(
+            background.media_files, self.info.kind, self._start_quietly, session.runtime.pictures_memory
+        )
         super().__init__(session, parent)
         self.saver = DownloadSaver(
             background.downloads, session.runtime.settings, self

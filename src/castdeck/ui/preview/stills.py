@@ -30,9 +30,11 @@ from PySide6.QtGui import QColor, QImage, QLinearGradient, QPainter, QPainterPat
 
 from castdeck.api.errors import CastdeckError
 from castdeck.services.media_files import MediaFile, MediaFiles
+from castdeck.services.memory_budget import MemoryBudget
 
 from .. import multimedia
 from ..listen.playback import queued
+from ..pixmap_lru import PixmapLRU
 from .frames import fit_image, frame_image
 
 if TYPE_CHECKING:
@@ -193,6 +195,7 @@ class Stills(QObject):
         files: MediaFiles,
         kind: str,
         start: Callable[[Coroutine[Any, Any, None], str], asyncio.Task[None]],
+        budget: MemoryBudget,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -202,8 +205,10 @@ class Stills(QObject):
         self._queue: OrderedDict[str, None] = OrderedDict()
         self._running: set[str] = set()
         self._failed: dict[str, float] = {}
-        self._images: OrderedDict[str, QImage] = OrderedDict()
-        self._pixmaps: OrderedDict[tuple[str, int, int], QPixmap] = OrderedDict()
+        self._images: PixmapLRU[str, QImage] = PixmapLRU(KEPT_IMAGES, budget)
+        self._pixmaps: PixmapLRU[tuple[str, int, int], QPixmap] = PixmapLRU(KEPT_PIXMAPS, budget)
+        self.destroyed.connect(self._images.clear)  # the pane closed: what it kept no longer counts
+        self.destroyed.connect(self._pixmaps.clear)
         self._scaling: set[tuple[str, int, int]] = set()
         self.audio_only: set[str] = set()
         self._lengths: dict[str, float] = {}
@@ -227,7 +232,6 @@ class Stills(QObject):
         key = (media_id, size.width(), size.height())
         pixmap = self._pixmaps.get(key)
         if pixmap is not None:
-            self._pixmaps.move_to_end(key)
             return pixmap
         image = self._images.get(media_id)
         if image is None:
@@ -253,13 +257,12 @@ class Stills(QObject):
 
     def forget(self, media_id: str) -> None:
         """The item's file changed (a new attempt): its still is made again when next asked."""
-        self._images.pop(media_id, None)
+        self._images.pop(media_id)
         self._failed.pop(media_id, None)
         self.audio_only.discard(media_id)
         if self._lengths.pop(media_id, None) is not None:
             self.lengthKnown.emit(media_id)  # the new file's length is not known yet
-        for key in [k for k in self._pixmaps if k[0] == media_id]:
-            del self._pixmaps[key]
+        self._forget_pixmaps(media_id)
 
     async def full_image(self, media_id: str) -> QImage | None:
         """The still at its kept size (the details preview), read on a worker thread."""
@@ -334,12 +337,12 @@ class Stills(QObject):
         if image.text(AUDIO_TAG) == "audio":
             self.audio_only.add(media_id)
         self._learn_length(media_id, length_of(image))
-        self._images[media_id] = image
-        self._images.move_to_end(media_id)
-        while len(self._images) > KEPT_IMAGES:
-            self._images.popitem(last=False)
+        self._images.put(media_id, image)
+        self._forget_pixmaps(media_id)
+
+    def _forget_pixmaps(self, media_id: str) -> None:
         for key in [k for k in self._pixmaps if k[0] == media_id]:
-            del self._pixmaps[key]
+            self._pixmaps.pop(key)
 
     async def _scale(self, key: tuple[str, int, int], image: QImage) -> None:
         try:
@@ -348,7 +351,5 @@ class Stills(QObject):
             self._scaling.discard(key)
         if self._images.get(key[0]) is not image:
             return  # forgotten or replaced meanwhile
-        self._pixmaps[key] = QPixmap.fromImage(scaled)
-        while len(self._pixmaps) > KEPT_PIXMAPS:
-            self._pixmaps.popitem(last=False)
+        self._pixmaps.put(key, QPixmap.fromImage(scaled))
         self.stillReady.emit(key[0])
