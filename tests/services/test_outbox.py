@@ -590,6 +590,40 @@ async def test_a_write_and_its_job_are_one_record_in_one_row_to_the_end(
 
 
 @pytest.mark.asyncio
+async def test_an_answered_write_goes_from_memory_and_disk_with_the_job_it_started(
+    counted: tuple[Session, FaultyTransport], store: OutboxStore
+) -> None:
+    session, _transport = counted
+    podcast_id = await fresh_podcast(session.client)
+    outbox = outbox_of(session, store, base_delay=60.0)
+    tracker = trackers[-1]
+    tracker.ended_kept = 1
+    log = WorkLog(tracker, outbox)
+    sent = [
+        await outbox.send("episode_generate", {"podcast_id": podcast_id, "prompt": f"Tides, part {n}."})
+        for n in (1, 2)
+    ]
+    jobs = [one.job for one in sent]
+    assert jobs[0] is not None and jobs[1] is not None
+    assert [outbox.get(one.entry.id) is not None for one in sent] == [True, True]
+
+    tracker.stop(jobs[0], "ended by the test")  # ended, within what the tracker keeps: its write stays
+    assert outbox.get(sent[0].entry.id) is not None
+    tracker.stop(jobs[1], "ended by the test")  # past it: the older job goes, and the write that started it
+    assert tracker.job(jobs[0].kind, jobs[0].resource_id) is None
+    assert outbox.get(sent[0].entry.id) is None
+    assert outbox.get(sent[1].entry.id) is not None
+    assert [record.key for record in log.records()] == [work_key(jobs[1].kind, jobs[1].resource_id)]
+
+    assert log.dismiss(work_key(jobs[1].kind, jobs[1].resource_id))  # the card's Dismiss: the same
+    assert outbox.entries() == [] and log.records() == []
+    await outbox.close()  # its removals reach the disk first
+    assert await session.on_disk(store.list, outbox.profile) == []
+    await close_all()
+    await settle()
+
+
+@pytest.mark.asyncio
 async def test_a_refused_write_is_one_ended_record_and_clearing_lets_the_ended_go(
     counted: tuple[Session, FaultyTransport], store: OutboxStore
 ) -> None:

@@ -134,6 +134,7 @@ class Outbox(QObject):
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._on_timer)
         session.reconnected.connect(self.flush)
+        tracker.jobForgotten.connect(self._job_forgotten)
 
     @property
     def profile(self) -> str:
@@ -224,6 +225,15 @@ class Outbox(QObject):
         if entry is not None and entry_id not in self._unsaved:
             self._write(self._store.delete_answered, [entry_id], name="outbox discard")
         self._unsaved.discard(entry_id)
+
+    def _job_forgotten(self, job: Job) -> None:
+        """The tracker let go of a job a write of this outbox started (dismissed, or past the ended
+        jobs it keeps): the answered write needs nothing more, in memory or on disk. (Kept, every
+        write a long session sent stayed, with its body: a script's whole text for an import.)"""
+        entry_id = job.extra.get("outbox_entry")
+        entry = self._known.get(entry_id) if isinstance(entry_id, str) else None
+        if entry is not None and entry.done and not self._closed:
+            self.discard(entry.id)
 
     def clear_done(self) -> int:
         """Forget every answered entry shown; returns how many. (The disk forgets those, not what it
