@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from castdeck.api.models.limits import CREDITS_PER_NARRATION_MINUTE
 
+from .lines import LINES_KEPT
 from .text_form import ParsedScript
 
 __all__ = [
@@ -57,7 +58,7 @@ _DIGITS_RE = re.compile(r"\d")
 _SPACE_RE = re.compile(r"\S+")
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=LINES_KEPT)
 def word_count(text: str) -> int:
     """Words as a writer counts them (anything between spaces)."""
     return len(_SPACE_RE.findall(text))
@@ -89,7 +90,7 @@ def syllables(text: str) -> int:
     return sum(_word_syllables(w) for w in _WORD_RE.findall(spoken))
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=LINES_KEPT)  # the turns of the open script, as lines.LINES_KEPT
 def speaking_seconds(text: str) -> float:
     """Seconds one turn of ``text`` takes to narrate (no pause before it)."""
     spoken = _TAG_RE.sub(" ", text)

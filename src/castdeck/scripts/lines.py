@@ -41,6 +41,7 @@ __all__ = [
     "EMPTY",
     "LABEL",
     "LABEL_INLINE",
+    "LINES_KEPT",
     "SPOKEN",
     "LineInfo",
     "classify_line",
@@ -78,6 +79,12 @@ class LineInfo:
     long_label: bool = False
 
 
+LINES_KEPT = 2048
+"""Lines whose class is kept (each new line typed is a new entry): the open script at the spec's
+75,000 characters has about 1,200, so re-highlighting it classifies nothing again; four times
+as many were kept before, and a long session of new scripts filled them (about 4 MiB)."""
+
+
 def _bracket_span(raw: str) -> tuple[int, int]:
     start = raw.find("[")
     end = raw.find("]", start + 1)
@@ -86,7 +93,7 @@ def _bracket_span(raw: str) -> tuple[int, int]:
     return start, end + 1
 
 
-@functools.lru_cache(maxsize=8192)  # a script at the spec's 75,000 characters has about 1,200 lines
+@functools.lru_cache(maxsize=LINES_KEPT)
 def classify_line(raw: str, after_label: bool) -> LineInfo:
     """Classify one line; ``after_label``: a speaker label came before it in the script."""
     line = raw.strip()
