@@ -157,6 +157,7 @@ async def _run(c: Creator, settings: SoakSettings, report: SoakReport) -> None:
         with probe.paused():
             report.rss_warm, report.heap_warm = _memory(c)
             report.sqlite_warm = sqlite_mib()
+            report.pictures_warm = _pictures_mib(c)
             report.widgets_warm = len(QApplication.allWidgets())
         snapshot = tracemalloc.take_snapshot() if settings.trace_memory else None
         started = time.monotonic()
@@ -184,6 +185,8 @@ async def _run(c: Creator, settings: SoakSettings, report: SoakReport) -> None:
         with probe.paused():
             report.rss_end, report.heap_end = _memory(c)
             report.sqlite_end = sqlite_mib()
+            report.pictures_end = _pictures_mib(c)
+            report.pictures_limit = c.app.runtime.pictures_memory.limit / 2**20
             report.widgets_end = len(QApplication.allWidgets())
         if snapshot is not None:
             top = tracemalloc.take_snapshot().compare_to(snapshot, "lineno")[:12]
@@ -229,6 +232,11 @@ def _memory(c: Creator) -> tuple[float, HeapUsage | None]:
     then the C heap's free pages given back), and the C heap's own account."""
     c.app.collector.collect()
     return rss_mib(), heap_usage()
+
+
+def _pictures_mib(c: Creator) -> float:
+    """MiB of pictures the app keeps in memory (its one budget for them)."""
+    return c.app.runtime.pictures_memory.bytes / 2**20
 
 
 def _schedule(seed: int, only: tuple[str, ...] = ()) -> Iterator[Step | None]:

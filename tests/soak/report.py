@@ -131,6 +131,11 @@ class SoakReport:
     sqlite_warm: float | None = None
     """MiB SQLite holds (part of the C heap in use), after warm-up and at the end."""
     sqlite_end: float | None = None
+    pictures_warm: float = 0.0
+    """MiB of pictures kept in memory (covers, tiles, stills: the app's one budget for them), after
+    warm-up and at the end."""
+    pictures_end: float = 0.0
+    pictures_limit: float = 0.0
     rss_rounds: list[tuple[float, int, int, HeapUsage | None]] = field(default_factory=list)
     """(RSS, widgets, jobs followed, the C heap) after each round of every step (a leak grows round
     after round). Every memory figure is read after a full collection and a trim."""
@@ -209,6 +214,8 @@ class SoakReport:
                              f"(at most {MEMORY_GROWTH_AT_MOST:.0f})"),
             ("  C heap in use / kept free", f"{_heap(self.heap_warm)} after warm-up, {_heap(self.heap_end)} at the end"),
             ("  of it SQLite's", f"{_mib(self.sqlite_warm)} after warm-up, {_mib(self.sqlite_end)} at the end"),
+            ("  of it pictures", f"{self.pictures_warm:.1f} MiB after warm-up, {self.pictures_end:.1f} MiB at the end "
+                                 f"(their budget: {self.pictures_limit:.1f} MiB)"),
             ("  after each round of all steps", ", ".join(f"{m:.0f} MiB/{w} widgets/{j} jobs/heap {_heap(h)}"
                                                           for m, w, j, h in self.rss_rounds) or "(no round ended)"),
             ("  widgets", f"{self.widgets_warm} after warm-up, {self.widgets_end} at the end"),

@@ -20,9 +20,10 @@ from typing import Protocol
 
 __all__ = ["PICTURES_IN_MEMORY", "Holder", "MemoryBudget"]
 
-PICTURES_IN_MEMORY = 16 * 2**20
-"""The pictures' budget when the app names none: three screens of cards on a laptop screen at
-1366×768 (about 4 MiB each) and their tiles. The app sizes it to its screen
+PICTURES_IN_MEMORY = 12 * 2**20
+"""The pictures' budget when the app names none, and the least it is given: three whole screens of
+pixels on the 1366×768 laptop screen the app is built for (4 MiB each; a window of cards and
+their tiles covers less than one). The app sizes it to its screen
 (:func:`castdeck.ui.pixmap_lru.pictures_budget`)."""
 
 
