@@ -201,9 +201,16 @@ async def generate_from_script_file(c: Creator) -> str:
     dialog.mode_combo.setCurrentIndex(dialog.mode_combo.findData(FILE))
     await c.type(dialog.script_source.path_edit, f"{path}\n")
     await until(lambda: dialog.script_source.text is not None, "the script file read")
-    await until(
-        lambda: dialog.podcast_picker.selected_id() and dialog.submit_button.isEnabled(), "Generate enabled"
-    )
+    try:
+        await until(
+            lambda: dialog.podcast_picker.selected_id() and dialog.submit_button.isEnabled(),
+            "Generate enabled",
+        )
+    except StepFailed as failed:  # what the creator would read there says why
+        raise StepFailed(
+            f"{failed}; the dialog says {dialog.problem.text()[:160]!r}, podcast "
+            f"{dialog.podcast_picker.selected_id()!r}, hosts {dialog.hosts_picker.status.text()[:80]!r}"
+        ) from None
     return await _generate(c, dialog, token)
 
 
