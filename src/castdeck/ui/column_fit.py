@@ -39,7 +39,13 @@ class ColumnFit(QObject):
     name, where the voice column stretches)."""
 
     def __init__(
-        self, table: QTableView, *, title: int = 0, keep: tuple[int, ...] = (), at_least: int = TITLE_AT_LEAST
+        self,
+        table: QTableView,
+        *,
+        title: int = 0,
+        keep: tuple[int, ...] = (),
+        at_least: int = TITLE_AT_LEAST,
+        follow_viewport: bool = True,
     ) -> None:
         super().__init__(table)
         self.table = table
@@ -76,7 +82,11 @@ class ColumnFit(QObject):
         if model is not None:
             model.headerDataChanged.connect(self._name_actions)
         header.sectionResized.connect(self._resized)
-        table.viewport().installEventFilter(self)
+        if follow_viewport:
+            # Asking for the viewport costs 10 ms the first time in a process (PySide walks every
+            # QObject class to wrap it, see ui/pyside_types.py): the early window, which must paint
+            # at once and lives a second or two, answers to its title's resizes alone.
+            table.viewport().installEventFilter(self)
 
     # --- the header's menu ---------------------------------------------------------------------------------
 

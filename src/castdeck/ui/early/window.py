@@ -140,9 +140,9 @@ class EarlyWindow(QMainWindow):
         self.pictures = pane.pictures
         self.pictures_dir = pictures_dir
         self.images: dict[str, QImage] = {}
+        """The pictures decoded, by address, at :data:`PICTURE_SIZE`."""
         self.tiles = Tiles(MemoryBudget(EARLY_TILES), self)
         """Its rows' tiles (its own small budget: the window lives a second or two)."""
-        """The pictures decoded, by address, at :data:`PICTURE_SIZE`."""
         self.pictures_pending: int | None = None
         """Pictures being decoded; None until the decoding has started."""
         self._decoded.connect(self._picture_decoded)
@@ -288,7 +288,8 @@ class EarlyWindow(QMainWindow):
             else:
                 top.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
         self.table.setWordWrap(False)
-        self.column_fit = ColumnFit(self.table)  # lesser columns give way as in the pane
+        # lesser columns give way as in the pane (to its title's width: the window lives a second)
+        self.column_fit = ColumnFit(self.table, follow_viewport=False)
         details = details_scroll(splitter)
         details.setWidget(self._details())
         splitter.addWidget(stack)
