@@ -3,6 +3,7 @@ transport, podcasts to work on, the Episodes pane, and a real drop of files."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from pytestqt.qtbot import QtBot
 
 from castdeck.api import Client
 from castdeck.api.clock import SYSTEM_CLOCK, Clock
-from castdeck.api.models import Host, Podcast
+from castdeck.api.models import Episode, Host, Podcast
 from castdeck.services.background import Background
 from castdeck.services.profiles import Profile
 from castdeck.services.session import Session
@@ -69,6 +70,25 @@ async def first_host(session: Session) -> Host:
 async def new_podcast(session: Session, title: str, **fields: object) -> Podcast:
     host = await first_host(session)
     return await session.client.podcasts.create(title=title, host_ids=[host.id], **fields)
+
+
+async def rendered_drafts(
+    session: Session, podcast_id: str, titles: list[str], *, render: bool = True
+) -> list[Episode]:
+    """Drafts made the way a creator makes them (an imported script, rendered), titled, in order."""
+    host = await first_host(session)
+    client = session.client
+    accepted = [
+        await client.episodes.import_script(
+            podcast_id=podcast_id, script=f"[{host.name}]\nA short word for {title}.\n", render=render
+        )
+        for title in titles
+    ]
+    done = await asyncio.gather(*(client.episodes.wait(one.data.id, timeout=240) for one in accepted))
+    for episode, title in zip(done, titles, strict=True):
+        assert episode.generation is not None and episode.generation.state == "completed", episode
+        await client.episodes.update(episode.id, title=title)
+    return [await client.episodes.get(one.data.id) for one in accepted]
 
 
 async def make_pane(

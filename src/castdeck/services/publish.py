@@ -99,19 +99,33 @@ class Publisher(QObject):
             if delay is None:
                 raise blocked(error) from None
             request_id = error.request_id
+        return self._track(episode, scheduled_time, delay, request_id=request_id)
+
+    def follow_unanswered(self, episode: Episode, scheduled_time: datetime | None, delay: float) -> Job:
+        """A publish whose answer was lost (publishing has no idempotency key, so it is never sent
+        blind): the ``publish`` job that reads the episode after ``delay`` seconds and publishes
+        again only if it is still a draft."""
+        return self._track(episode, scheduled_time, delay, answer_lost=True)
+
+    def _track(
+        self,
+        episode: Episode,
+        scheduled_time: datetime | None,
+        delay: float,
+        *,
+        request_id: str | None = None,
+        answer_lost: bool = False,
+    ) -> Job:
         title = episode.title or "the episode"
-        return self._tracker.track(
-            "publish",
-            str(episode.id),
-            title=f"Publish: {title}",
-            first_poll_after=delay,
-            request_id=request_id,
-            extra={
-                "episode_title": title,
-                "scheduled_time": scheduled_time.isoformat() if scheduled_time is not None else None,
-                "attempts": 1,
-            },
-        )
+        extra: dict[str, Any] = {
+            "episode_title": title,
+            "scheduled_time": scheduled_time.isoformat() if scheduled_time is not None else None,
+            "attempts": 1,
+        }
+        if answer_lost:
+            extra["answer_lost"] = True
+        return self._tracker.track("publish", str(episode.id), title=f"Publish: {title}",
+                                   first_poll_after=delay, request_id=request_id, extra=extra)  # fmt: skip
 
     def waiting(self, episode_id: str) -> Job | None:
         """The publish job of an episode while it waits for rendering (None when there is none)."""
