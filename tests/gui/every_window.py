@@ -3,6 +3,7 @@ and the accessibility walks go through the same list (a new dialog is added here
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from PySide6.QtWidgets import QDialog
@@ -12,6 +13,7 @@ from castdeck.scripts.analysis import analyze
 from castdeck.scripts.speakers import HostRef
 from castdeck.services.background import Background
 from castdeck.services.profiles import KeyStore, ProfileStore
+from castdeck.services.season import SeasonPublisher, local_zone
 from castdeck.services.session import Session
 from castdeck.store.drafts import SnapshotInfo
 from castdeck.ui.connect_dialog import ConnectDialog
@@ -20,6 +22,7 @@ from castdeck.ui.dialogs.generate_dialog import GenerateDialog
 from castdeck.ui.dialogs.host_dialog import HostDialog
 from castdeck.ui.dialogs.media_dialog import MediaCreateDialog
 from castdeck.ui.dialogs.podcast_dialog import PodcastDialog
+from castdeck.ui.dialogs.season_dialog import SeasonDialog
 from castdeck.ui.dialogs.source_dialog import SourceDialog
 from castdeck.ui.scripts.dialogs import HistoryDialog, MappingDialog, RenameDialog, SendDialog
 from castdeck.ui.welcome import WelcomeDialog
@@ -30,7 +33,8 @@ SCRIPT = "MAYA: Welcome back to the show.\nTOM: Today, rivers and why they bend.
 async def every_dialog(session: Session, background: Background) -> list[QDialog]:
     """One of each dialog class (``GenerateDialog`` third), not shown yet."""
     client = session.client
-    episode = next(e for e in await client.episodes.list(limit=50).to_list() if isinstance(e, Episode))
+    episodes = [e for e in await client.episodes.list(limit=50).to_list() if isinstance(e, Episode)]
+    episode = episodes[0]
     podcast_id = episode.podcast_id
     hosts = [HostRef(str(h.id), h.name or "") for h in await client.hosts.list(limit=10).to_list()]
     video_options = await client.videos.options()
@@ -51,6 +55,13 @@ async def every_dialog(session: Session, background: Background) -> list[QDialog
         EpisodeCreateDialog(session, podcast_id),
         EpisodeEditDialog(session, episode),
         PublishDialog(session, episode, nothing, schedule=True),
+        SeasonDialog(
+            episodes[:12],
+            SeasonPublisher(background.publisher),
+            lambda work: work.close(),
+            zone=local_zone(),
+            now=lambda: datetime.now(UTC),
+        ),
         PodcastDialog(session),
         HostDialog(session),
         SourceDialog(session, kind="text"),

@@ -133,10 +133,12 @@ class DetailsPanel(QWidget):
         text_heading: str = "Description",
         note: str | None = None,
         note_kind: str = "info",
+        picture: bool = True,
     ) -> None:
+        """``picture``: show the item's picture above the heading (not for several items at once)."""
         self.placeholder.hide()
         if self._picture is not None:
-            self._picture.show()
+            self._picture.setVisible(picture)
         self.heading.setText(display_text(heading or "(untitled)"))
         if note:
             tones = {"error": "problem", "warning": "warning"}

@@ -82,6 +82,9 @@ class ResourcePane(QWidget):
     """The pane offers a card view beside its table (also when its ``kind`` is in ``CARD_KINDS``)."""
     has_pictures = False
     """The table shows each row's picture before the first column's text (also for ``PICTURE_KINDS``)."""
+    many = False
+    """Several rows can be selected at once (Ctrl+click, Shift+click, Ctrl+A); the pane then shows
+    them together (:meth:`show_many`) instead of one row's details."""
     selectionChangedItem = Signal(object)
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
@@ -152,7 +155,11 @@ class ResourcePane(QWidget):
         self.table.setModel(self.proxy)
         self.table.setAccessibleName(f"{self.title} list")
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setSelectionMode(
+            QAbstractItemView.SelectionMode.ExtendedSelection
+            if self.many
+            else QAbstractItemView.SelectionMode.SingleSelection
+        )
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
         self.table.setAlternatingRowColors(True)
@@ -405,9 +412,23 @@ class ResourcePane(QWidget):
             self.current = None
             self.details.clear()
 
+    def selected_items(self) -> list[Any]:
+        """The rows selected, in the order the list shows them."""
+        indexes = sorted(self.table.selectionModel().selectedRows(), key=lambda index: index.row())
+        return [self.model.item(self.proxy.mapToSource(index).row()) for index in indexes]
+
+    def show_many(self, items: list[Any]) -> None:
+        """Several rows are selected (only in a pane with :attr:`many`)."""
+
     def _selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
         indexes = self.table.selectionModel().selectedRows()
         if not indexes:
+            return
+        if len(indexes) > 1:
+            if self._detail_task is not None and not self._detail_task.done():
+                self._detail_task.cancel()
+            self.current = None
+            self.show_many(self.selected_items())
             return
         source = self.proxy.mapToSource(indexes[0])
         item = self.model.item(source.row())

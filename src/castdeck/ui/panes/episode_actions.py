@@ -9,16 +9,19 @@ The pane builds the buttons and shows them in its details; this does what they a
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
 from castdeck.api.models import Episode, PublishInput, PublishResult
 from castdeck.services import catalog
+from castdeck.services.season import Outcome, SeasonPublisher, local_zone
 from castdeck.store.jobs import Job
 
 from ..cells import format_time
 from ..dialogs.episode_dialogs import PublishDialog
+from ..dialogs.season_dialog import SeasonDialog, outcome_summary
 from ..forms import FormDialog
 from ..widgets import ask
 from .episode_parts import PublishWait
@@ -70,6 +73,33 @@ class EpisodeActions(QObject):
         else:
             self.pane.banner.show_message(f"Published “{title}”.")
         await self.pane.show_episode(str(episode.id))
+
+    def publish_selection(self) -> None:
+        """The selected episodes published now or scheduled as a series (the season dialog)."""
+        pane = self.pane
+        episodes = [item for item in pane.selected_items() if isinstance(item, Episode)]
+        if not episodes:
+            pane.banner.show_message(
+                "Select the episodes to publish first: Ctrl+click or Shift+click rows to select several."
+            )
+            return
+        dialog = SeasonDialog(
+            episodes,
+            SeasonPublisher(pane.background.publisher),
+            lambda work: pane.run(work, "Could not publish the episodes"),
+            zone=local_zone(),
+            now=lambda: datetime.fromtimestamp(pane.session.clock.time(), UTC),
+            parent=pane,
+        )
+        dialog.sent.connect(lambda outcomes: self._season_sent(outcomes, len(episodes)))
+        pane.open_dialog(dialog, lambda _dialog: None)
+
+    def _season_sent(self, outcomes: list[Outcome], selected: int) -> None:
+        pane = self.pane
+        text = outcome_summary(outcomes, selected - len(outcomes))
+        failed = any(outcome.status in ("refused", "failed") for outcome in outcomes)
+        pane.banner.show_message(f"Publish: {text}.", kind="error" if failed else "info")
+        pane.refresh()
 
     def stop_waiting(self, episode_id: str) -> None:
         stopped = self.pane.background.publisher.stop(str(episode_id))

@@ -3,11 +3,14 @@ a live job, and the strip shown while a publish waits for rendering."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from castdeck.api.models import Episode
 from castdeck.services.jobs import job_text
+from castdeck.services.season import season_reason
 from castdeck.store.jobs import Job
 
 from ..accessible import shows_value
@@ -119,3 +122,23 @@ class PublishWait(QFrame):
 
     def set_text(self, text: str) -> None:
         self.label.setText(text)
+
+
+def selection_facts(episodes: list[Episode]) -> tuple[str, list[tuple[str, Any]], str]:
+    """The details of several episodes selected at once: a heading, the counts, and a note that
+    says what the one action does (or why none of them can go)."""
+    reasons = [season_reason(episode) for episode in episodes]
+    ready = reasons.count(None)
+    left = [reason.split(":")[0].split(" (")[0].rstrip(".") for reason in reasons if reason is not None]
+    rows: list[tuple[str, Any]] = [
+        ("Selected", f"{len(episodes)} episodes"),
+        ("Can be published", str(ready)),
+    ]
+    if left:
+        kinds = sorted(set(left), key=left.index)
+        rows.append(("Left out", ", ".join(f"{left.count(k)} {k.lower()}" for k in kinds)))
+    if ready:
+        note = "Publish them now, or schedule them as a series in the order the list shows them."
+    else:
+        note = "None of these can be published now; the reasons are listed when you open Publish or schedule."
+    return f"{len(episodes)} episodes selected", rows, note

@@ -50,7 +50,7 @@ from ..widgets import alive
 from .episode_actions import EpisodeActions
 from .episode_cover import CoverReplacer
 from .episode_details import audio_row, episode_error, episode_facts, episode_note, episode_subtitle
-from .episode_parts import GENERATION_STARTED, PublishWait, episode_columns, generating
+from .episode_parts import GENERATION_STARTED, PublishWait, episode_columns, generating, selection_facts
 from .podcasts import NameBook
 
 if TYPE_CHECKING:
@@ -155,6 +155,12 @@ class EpisodesPane(PicturedPane):
             "Unpublish…", "Unpublish episode", "Take the episode back to draft", acts.unpublish_current
         )
         self.delete_button = button("Delete…", "Delete episode", "Delete this episode", acts.delete_current)
+        self.season_button = button(
+            "Publish or schedule…",
+            "Publish or schedule the selected episodes",
+            "Publish the selected episodes now, or schedule them as a series in the order shown",
+            acts.publish_selection,
+        )
         self.listen_button: QPushButton | None = None
         """The Listen button of the episode shown (in its Audio row; listening works offline too)."""
         listen_shortcut = QShortcut(QKeySequence("Ctrl+L"), self)
@@ -166,6 +172,9 @@ class EpisodesPane(PicturedPane):
         self.listen_failed: WindowFailed | None = None
         """Says why, when the Listen window could not be built."""
         self._built = True
+
+    many = True
+    """Several episodes can be selected: published at once or scheduled as a series."""
 
     # --- ResourcePane --------------------------------------------------------------------------------------
 
@@ -400,6 +409,15 @@ class EpisodesPane(PicturedPane):
 
     def publish_current(self, schedule: bool = False) -> None:
         self.episode_actions.publish_current(schedule)
+
+    def show_many(self, items: list[Any]) -> None:
+        """Several episodes selected: what can be published of them, and the one action for all."""
+        episodes = [item for item in items if isinstance(item, Episode)]
+        heading, rows, note = selection_facts(episodes)
+        self.details.show_facts(heading, rows, note=note, picture=False)
+        if self.analytics_box is not None:
+            self.analytics_box.show_episode(None)
+        self.details.set_actions([self.season_button])
 
     def _note_if_current(self, key: str, text: str) -> None:
         if isinstance(self.current, Episode) and str(self.current.id) == key:
