@@ -16,6 +16,7 @@ import sys
 __all__ = ["COMMANDS", "dispatch"]
 
 COMMANDS: dict[str, str] = {
+    "publish": "publish",
     "script": "script",
     "transcript": "transcript",
 }

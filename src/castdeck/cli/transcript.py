@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 from pathlib import Path
 
@@ -30,15 +29,11 @@ from castdeck.services.messages import error_text
 from castdeck.store.atomic import write_atomic
 from castdeck.transcript import FORMATS, export, normalise
 
+from .connection import Problem, connection
+
 __all__ = ["main"]
 
 PROG = "castdeck transcript"
-
-
-class Problem(Exception):
-    def __init__(self, message: str, code: int) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -53,32 +48,6 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     parser.add_argument("--profile", metavar="NAME", help="a saved profile (default: the one used last)")
     return parser
-
-
-def _connection(profile_name: str | None) -> tuple[str, str]:
-    """The service address and key: the environment, else the saved profile."""
-    from castdeck.services.profiles import KeyStore, ProfileStore, environment_profile
-
-    env = environment_profile()
-    if env is not None and profile_name is None:
-        return env[0].base_url, env[1]
-    from PySide6.QtCore import QCoreApplication
-
-    QCoreApplication.setOrganizationName("Castdeck")  # the app's settings, where its profiles are
-    QCoreApplication.setApplicationName("Castdeck")
-    profiles = ProfileStore()
-    name = profile_name or profiles.last_used()
-    if not name:
-        raise Problem(
-            "no connection: set CASTDECK_BASE_URL and CASTDECK_API_KEY, or connect once in the app", 2
-        )
-    profile = profiles.get(name)
-    if profile is None:
-        raise Problem(f"no saved profile named {name!r}", 2)
-    key = os.environ.get("CASTDECK_API_KEY") or KeyStore().get(profile.name)
-    if not key:
-        raise Problem(f"no API key for the profile {name!r}: set CASTDECK_API_KEY", 2)
-    return profile.base_url, key
 
 
 async def _fetch(base_url: str, key: str, episode_id: str, fmt: str) -> str:
@@ -114,7 +83,7 @@ def main(argv: list[str]) -> int:
     except SystemExit as stop:  # --help (0) or a usage error (2), already printed by argparse
         return int(stop.code or 0)
     try:
-        base_url, key = _connection(args.profile)
+        base_url, key = connection(args.profile)
         try:
             text = asyncio.run(_fetch(base_url, key, args.episode_id, args.format))
         except ValueError as error:  # an id that is not a UUID, refused before any request
