@@ -5,7 +5,7 @@ weekly on two weekdays across a daylight-saving change, and find them scheduled 
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from PySide6.QtCore import QDate, QDateTime, QPoint, Qt, QTime
@@ -16,7 +16,7 @@ from castdeck.services.background import Background
 from castdeck.services.session import Session
 from castdeck.ui.dialogs.season_dialog import SeasonDialog
 from tests.conftest import RunningSandbox
-from tests.gui.conftest import quiet, until
+from tests.gui.conftest import answer_confirmation, quiet, until
 from tests.gui.helpers import make_pane, new_podcast, rendered_drafts
 
 
@@ -104,4 +104,63 @@ async def test_a_season_selected_in_the_list_is_previewed_then_scheduled_on_two_
     assert by_title["Script only"].status == "draft"
     qtbot.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
     await until(lambda: not dialog.isVisible())
+    await quiet()
+
+
+@pytest.mark.asyncio
+async def test_a_selection_unpublished_at_once_comes_back_with_undo_then_is_deleted_with_one_question(
+    qtbot: QtBot, session: Session, background: Background, sandbox: RunningSandbox, shot
+) -> None:
+    show = await new_podcast(session, f"Taken back {uuid.uuid4().hex[:6]}")
+    out, later, draft = await rendered_drafts(session, show.id, ["Out now", "Out later", "Still a draft"])
+    await session.client.episodes.publish(out.id)
+    when = sandbox.now().replace(microsecond=0) + timedelta(days=9)
+    await session.client.episodes.publish(later.id, when)
+    pane = await make_pane(qtbot, session, background, show)
+    for episode in (out, later, draft):
+        await until(lambda e=episode: pane.model.row_of(e.id) >= 0)
+
+    # Shift+click from the first row to the last selects all three
+    table = pane.table
+    top = table.visualRect(pane.proxy.index(0, 0)).center()
+    bottom = table.visualRect(pane.proxy.index(2, 0)).center()
+    QTest.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, top)
+    QTest.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ShiftModifier, bottom)
+    await until(lambda: pane.details.heading.text() == "3 episodes selected")
+    assert pane.unpublish_many_button.isVisible() and pane.delete_many_button.isVisible()
+
+    # one question for the two that are out; the draft stays as it is
+    qtbot.mouseClick(pane.unpublish_many_button, Qt.MouseButton.LeftButton)
+    question = await answer_confirmation(pane, "Unpublish 2")
+    assert "1 of the selected are drafts already" in question
+    await until(lambda: pane.banner.text == "2 episodes are drafts again.")
+    assert {(await session.client.episodes.get(e.id)).status for e in (out, later)} == {"draft"}
+    assert pane.details.heading.text() == "3 episodes selected"
+    assert not pane.unpublish_many_button.isVisible()  # nothing selected is out any more
+
+    # Undo: the published one is out again now, the scheduled one at its own time
+    assert pane.banner.action_button.isVisible() and pane.banner.action_button.text() == "Undo"
+    await quiet()
+    shot(pane, "pane-episodes-unpublished-undo")
+    qtbot.mouseClick(pane.banner.action_button, Qt.MouseButton.LeftButton)
+    await until(lambda: pane.banner.text.startswith("Undone: "))
+    assert pane.banner.text == "Undone: 1 published, 1 scheduled."
+    assert not pane.banner.action_button.isVisible()
+    assert (await session.client.episodes.get(out.id)).status == "published"
+    again = await session.client.episodes.get(later.id)
+    assert again.status == "scheduled" and at_utc(again.scheduled_at or "") == when.astimezone(UTC)
+    assert (await session.client.episodes.get(draft.id)).status == "draft"
+
+    # delete all three with one question; the service keeps nothing
+    await until(lambda: all(pane.model.row_of(e.id) >= 0 for e in (out, later, draft)))
+    table.setFocus()
+    QTest.keyClick(table, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    await until(lambda: pane.details.heading.text() == "3 episodes selected")
+    qtbot.mouseClick(pane.delete_many_button, Qt.MouseButton.LeftButton)
+    question = await answer_confirmation(pane, "Delete 3")
+    assert "cannot be undone" in question
+    await until(lambda: pane.banner.text == "Deleted 3 episodes.")
+    remaining = [e.id async for e in session.client.episodes.list(podcast_id=show.id, limit=100)]
+    assert remaining == []
+    assert pane.model.rowCount() == 0 and pane.details.heading.text() == ""
     await quiet()

@@ -28,8 +28,10 @@ from castdeck.api.models import Episode, PublishResult
 from castdeck.api.retry import backoff_delay
 from castdeck.store.jobs import Job
 
+from . import catalog
 from .messages import error_text
 from .publish import PublishBlocked, Publisher, never_rendered
+from .session import Session
 
 __all__ = [
     "WEEKDAYS",
@@ -39,11 +41,14 @@ __all__ = [
     "SeasonPlan",
     "SeasonPublisher",
     "Status",
+    "delete_all",
     "local_zone",
     "plan_season",
+    "republish",
     "season_reason",
     "series_times",
     "tally",
+    "unpublish_all",
 ]
 
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -272,3 +277,59 @@ def tally(outcomes: Iterable[Outcome]) -> dict[Status, int]:
     for outcome in outcomes:
         counts[outcome.status] = counts.get(outcome.status, 0) + 1
     return counts
+
+
+# --- a selection taken back: unpublished (with its undo) or deleted -----------------------------------
+
+
+async def unpublish_all(
+    session: Session, episodes: Sequence[Episode]
+) -> tuple[list[tuple[Episode, Episode]], list[tuple[Episode, str]]]:
+    """Each published or scheduled episode back to draft, one request each (sent once: an unpublish
+    carries no idempotency key). Returns (before, after) of those done, and why the others failed."""
+    done: list[tuple[Episode, Episode]] = []
+    failed: list[tuple[Episode, str]] = []
+    for episode in episodes:
+        try:
+            done.append((episode, await catalog.unpublish_episode(session, str(episode.id))))
+        except CastdeckError as error:
+            failed.append((episode, error_text(error)))
+    return done, failed
+
+
+async def republish(
+    seasons: SeasonPublisher, undone: Sequence[tuple[Episode, Episode]], now: datetime
+) -> list[Outcome]:
+    """The undo of :func:`unpublish_all`: each published again now, or scheduled again at the time
+    it had when that time is still to come."""
+    items: list[tuple[Episode, datetime | None]] = []
+    for before, after in undone:
+        when = _moment(before.scheduled_at) if before.status == "scheduled" else None
+        items.append((after, when if when is not None and when > now else None))
+    return await seasons.publish(SeasonPlan(items, []))
+
+
+async def delete_all(
+    session: Session, episodes: Sequence[Episode]
+) -> tuple[list[Episode], list[tuple[Episode, str]]]:
+    """Each episode deleted, one request each (sent once); the deleted, and why the others failed."""
+    deleted: list[Episode] = []
+    failed: list[tuple[Episode, str]] = []
+    for episode in episodes:
+        try:
+            await catalog.delete_episode(session, str(episode.id))
+        except CastdeckError as error:
+            failed.append((episode, error_text(error)))
+            continue
+        deleted.append(episode)
+    return deleted, failed
+
+
+def _moment(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

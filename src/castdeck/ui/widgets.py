@@ -6,6 +6,7 @@ import asyncio
 import os
 import re
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QSize, QStandardPaths, Qt, QUrl, Signal
@@ -116,7 +117,13 @@ class Banner(QFrame):
         self.close_button = QPushButton("Dismiss", self)
         self.close_button.setAccessibleName("Dismiss message")
         self.close_button.clicked.connect(self.dismiss)
+        self.action_button = QPushButton(self)
+        """What the message offers to do about it (such as "Undo"); shown with that message only."""
+        self.action_button.clicked.connect(self._act)
+        self.action_button.hide()
+        self._action: Callable[[], object] | None = None
         layout.addWidget(self.label, 1)
+        layout.addWidget(self.action_button)
         layout.addWidget(self.copy_button)
         layout.addWidget(self.close_button)
         self.request_id: str | None = None
@@ -127,8 +134,21 @@ class Banner(QFrame):
     def text(self) -> str:
         return self.label.text()
 
-    def show_message(self, text: str, *, kind: str = "info", request_id: str | None = None) -> None:
+    def show_message(
+        self,
+        text: str,
+        *,
+        kind: str = "info",
+        request_id: str | None = None,
+        action: tuple[str, Callable[[], object]] | None = None,
+    ) -> None:
+        """``action``: a button's label and what it does, offered beside this message (once: the
+        button goes when pressed, or with the next message)."""
         self.kind = kind
+        self._action = action[1] if action is not None else None
+        self.action_button.setText(action[0] if action is not None else "")
+        self.action_button.setAccessibleName(action[0] if action is not None else "")
+        self.action_button.setVisible(action is not None)
         request_id = (request_id or "").strip()
         self.request_id = clip(request_id, REQUEST_ID_LIMIT) if request_id else None
         shown = clip(text, BANNER_LIMIT) + (f"\nRequest ID: {self.request_id}" if self.request_id else "")
@@ -149,6 +169,12 @@ class Banner(QFrame):
     def dismiss(self) -> None:
         self.hide()
         self.dismissed.emit()
+
+    def _act(self) -> None:
+        action, self._action = self._action, None
+        self.action_button.hide()
+        if action is not None:
+            action()
 
     def _copy(self) -> None:
         if self.request_id:

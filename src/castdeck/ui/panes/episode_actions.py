@@ -16,7 +16,14 @@ from PySide6.QtCore import QObject
 
 from castdeck.api.models import Episode, PublishInput, PublishResult
 from castdeck.services import catalog
-from castdeck.services.season import Outcome, SeasonPublisher, local_zone
+from castdeck.services.season import (
+    Outcome,
+    SeasonPublisher,
+    delete_all,
+    local_zone,
+    republish,
+    unpublish_all,
+)
 from castdeck.store.jobs import Job
 
 from ..cells import format_time
@@ -100,6 +107,89 @@ class EpisodeActions(QObject):
         failed = any(outcome.status in ("refused", "failed") for outcome in outcomes)
         pane.banner.show_message(f"Publish: {text}.", kind="error" if failed else "info")
         pane.refresh()
+
+    # --- a selection taken back ---------------------------------------------------------------------------
+
+    def unpublish_selection(self) -> None:
+        episodes = [e for e in self.pane.selected_items() if isinstance(e, Episode)]
+        going = [e for e in episodes if e.status in ("published", "scheduled")]
+        self.pane.run(self._unpublish_many(going, len(episodes) - len(going)), "Could not unpublish")
+
+    async def _unpublish_many(self, episodes: list[Episode], drafts: int) -> None:
+        pane = self.pane
+        if not episodes:
+            pane.banner.show_message("None of the selected episodes is published or scheduled.")
+            return
+        also = f"\n\n{drafts} of the selected are drafts already and stay as they are." if drafts else ""
+        confirmed = await ask(
+            pane,
+            "Unpublish episodes",
+            f"Take these {len(episodes)} episodes back to draft?\n\nThey leave the feed and the website until "
+            f"they are published again; Undo, right after, publishes them again (the scheduled ones at "
+            f"their times).{also}",
+            f"Unpublish {len(episodes)}",
+            destructive=False,
+        )
+        if not confirmed:
+            return
+        done, failed = await unpublish_all(pane.session, episodes)
+        for _before, after in done:
+            pane.item_changed(after, select=False)
+        self._selection_again()
+        text = f"{len(done)} episodes are drafts again."
+        if failed:
+            text += " " + _failures("unpublish", failed)
+        undo = ("Undo", lambda: pane.run(self._undo_unpublish(done), "Could not publish them again"))
+        pane.banner.show_message(text, kind="error" if failed else "info", action=undo if done else None)
+
+    async def _undo_unpublish(self, done: list[tuple[Episode, Episode]]) -> None:
+        pane = self.pane
+        now = datetime.fromtimestamp(pane.session.clock.time(), UTC)
+        outcomes = await republish(SeasonPublisher(pane.background.publisher), done, now)
+        failed = [(o.episode, o.message) for o in outcomes if o.status in ("refused", "failed")]
+        text = f"Undone: {outcome_summary(outcomes, 0)}."
+        if failed:
+            text += " " + _failures("publish", failed)
+        pane.banner.show_message(text, kind="error" if failed else "info")
+        pane.refresh()
+
+    def delete_selection(self) -> None:
+        episodes = [e for e in self.pane.selected_items() if isinstance(e, Episode)]
+        self.pane.run(self._delete_many(episodes), "Could not delete")
+
+    async def _delete_many(self, episodes: list[Episode]) -> None:
+        pane = self.pane
+        if not episodes:
+            return
+        names = ", ".join(f"“{e.title or 'untitled'}”" for e in episodes[:3])
+        more = f" and {len(episodes) - 3} more" if len(episodes) > 3 else ""
+        confirmed = await ask(
+            pane,
+            "Delete episodes",
+            f"Delete these {len(episodes)} episodes for good?\n\n{names}{more}: their audio and video are "
+            "removed. The service keeps no copy, so this cannot be undone.",
+            f"Delete {len(episodes)}",
+        )
+        if not confirmed:
+            return
+        deleted, failed = await delete_all(pane.session, episodes)
+        for episode in deleted:
+            self.stop_waiting(str(episode.id))
+            pane.item_removed(str(episode.id))
+        self._selection_again()
+        text = f"Deleted {len(deleted)} episodes."
+        if failed:
+            text += " " + _failures("delete", failed)
+        pane.banner.show_message(text, kind="error" if failed else "info")
+
+    def _selection_again(self) -> None:
+        """The details of what is selected now (the rows changed or went)."""
+        pane = self.pane
+        selected = pane.selected_items()
+        if len(selected) > 1:
+            pane.show_many(selected)
+        elif not selected:
+            pane.details.clear()
 
     def stop_waiting(self, episode_id: str) -> None:
         stopped = self.pane.background.publisher.stop(str(episode_id))
@@ -187,3 +277,10 @@ class EpisodeActions(QObject):
         self.stop_waiting(str(episode.id))
         pane.item_removed(str(episode.id))
         pane.banner.show_message(f"Deleted “{title}”.")
+
+
+def _failures(verb: str, failed: list[tuple[Episode, str]]) -> str:
+    """``Could not unpublish “A” (why) and 2 more.``"""
+    first, why = failed[0]
+    more = f" and {len(failed) - 1} more" if len(failed) > 1 else ""
+    return f"Could not {verb} “{first.title or 'untitled'}” ({why}){more}."

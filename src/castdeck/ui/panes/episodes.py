@@ -155,6 +155,15 @@ class EpisodesPane(PicturedPane):
             "Unpublish…", "Unpublish episode", "Take the episode back to draft", acts.unpublish_current
         )
         self.delete_button = button("Delete…", "Delete episode", "Delete this episode", acts.delete_current)
+        self.unpublish_many_button = button(
+            "Unpublish…",
+            "Unpublish the selected episodes",
+            "Take the selected episodes back to draft",
+            acts.unpublish_selection,
+        )
+        self.delete_many_button = button(
+            "Delete…", "Delete the selected episodes", "Delete the selected episodes", acts.delete_selection
+        )
         self.season_button = button(
             "Publish or schedule…",
             "Publish or schedule the selected episodes",
@@ -417,7 +426,10 @@ class EpisodesPane(PicturedPane):
         self.details.show_facts(heading, rows, note=note, picture=False)
         if self.analytics_box is not None:
             self.analytics_box.show_episode(None)
-        self.details.set_actions([self.season_button])
+        actions = [self.season_button]
+        if any(episode.status in ("published", "scheduled") for episode in episodes):
+            actions.append(self.unpublish_many_button)
+        self.details.set_actions([*actions, self.delete_many_button])
 
     def _note_if_current(self, key: str, text: str) -> None:
         if isinstance(self.current, Episode) and str(self.current.id) == key:
