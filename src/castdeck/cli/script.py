@@ -1,6 +1,6 @@
 """``castdeck script``: check and convert episode scripts offline, with the app's own script model.
 
-castdeck script check [--hosts NAME,NAME...] [--for both|import|generate] [--json] FILE...
+castdeck script check [--hosts NAME,NAME...] [--for both|import|generate] [--balance CREDITS] [--json] FILE...
 castdeck script convert FILE --to json|text [--map LABEL=HOST_ID ...] [-o OUT]
 
 ``.json`` files are structured scripts (spec 2.4's ``script`` object, or a whole generate body);
@@ -13,12 +13,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from castdeck.scripts import HostRef, Problem, parse_text, read_structured, to_structured, to_text
+from castdeck.scripts.batch import Batch, BatchScript, Budget, check_script, duration_text
+from castdeck.scripts.estimate import estimate_turns
 from castdeck.scripts.problems import BOTH, GENERATE, IMPORT, check_text
 from castdeck.store.script_files import ScriptFileError, read_script_file, write_script_file
 
@@ -32,6 +36,16 @@ class _Parser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         print(f"{self.prog}: error: {message}", file=sys.stderr)
         raise SystemExit(CANNOT_RUN)
+
+
+def _credits(value: str) -> float:
+    try:
+        credits = float(value.replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of credits, not {value!r}") from None
+    if not math.isfinite(credits) or credits < 0:
+        raise argparse.ArgumentTypeError(f"a number of credits, not {value!r}")
+    return credits
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,6 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="check for import, for generate from script, or both (default)",
     )  # fmt: skip
     check.add_argument("--json", action="store_true", help="print the problems as JSON")
+    check.add_argument(
+        "--balance", type=_credits, default=None, metavar="CREDITS",
+        help="the credits the batch may spend: say how many of the scripts, in order, it covers",
+    )  # fmt: skip
     convert = commands.add_parser("convert", help="convert between the text and the structured form")
     convert.add_argument("file", metavar="FILE", type=Path)
     convert.add_argument("--to", required=True, choices=("json", "text"))
@@ -90,14 +108,16 @@ def _wanted(problem: Problem, target: str) -> bool:
     return target == BOTH or problem.scope in (BOTH, target)
 
 
-def check_file(path: Path, hosts: list[HostRef] | None, target: str = BOTH) -> list[Problem]:
-    """The problems of one file (raises :class:`ScriptFileError` when it cannot be read)."""
+def check_file(path: Path, hosts: list[HostRef] | None, target: str = BOTH) -> BatchScript:
+    """One file checked, with its estimate (raises :class:`ScriptFileError` when it cannot be read)."""
     text, _ = read_script_file(path)
     if path.suffix.lower() == ".json":
-        _, problems = read_structured(text, hosts=hosts)  # a plain NAME stands for an id too
+        script, problems = read_structured(text, hosts=hosts)  # a plain NAME stands for an id too
+        turns = [(s.host_id, s.text) for c in script.chapters for s in c.segments] if script else []
+        checked = BatchScript(str(path), problems, estimate_turns(turns))
     else:
-        problems = check_text(parse_text(text), hosts=hosts, check_speakers=hosts is not None)
-    return [p for p in problems if _wanted(p, target)]
+        checked = check_script(str(path), text, hosts=hosts)
+    return replace(checked, problems=[p for p in checked.problems if _wanted(p, target)])
 
 
 def _line(path: Path, problem: Problem) -> str:
@@ -121,9 +141,10 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
     status = OK
     report: list[dict[str, Any]] = []
     errors = warnings = 0
+    checked: list[BatchScript] = []
     for path in args.files:
         try:
-            problems = check_file(path, hosts, args.target)
+            one = check_file(path, hosts, args.target)
         except ScriptFileError as error:
             status = CANNOT_RUN
             if args.json:
@@ -131,6 +152,8 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
             else:
                 print(f"{path}: error: {error}", file=sys.stderr)
             continue
+        checked.append(one)
+        problems = one.problems
         file_errors = sum(p.is_error for p in problems)
         errors += file_errors
         warnings += len(problems) - file_errors
@@ -141,16 +164,69 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
         else:
             for problem in problems:
                 print(_line(path, problem), file=out)
+    batch = Batch(checked)
+    budget = batch.budget(args.balance, args.target) if args.balance is not None else None
+    if budget is not None and not budget.enough and status == OK:
+        status = PROBLEMS
     if args.json:
-        json.dump(
-            {"files": report, "errors": errors, "warnings": warnings}, out, indent=2, ensure_ascii=False
-        )
+        whole = {"files": report, "errors": errors, "warnings": warnings, "batch": _batch_json(batch, budget)}
+        json.dump(whole, out, indent=2, ensure_ascii=False)
         out.write("\n")
     else:
         files = len(args.files)
         print(f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)} in "
               f"{files} file{'s' * (files != 1)}", file=sys.stderr)  # fmt: skip
+        for line in batch_summary(batch, budget, args.target):
+            print(line, file=sys.stderr)
     return status
+
+
+def batch_summary(batch: Batch, budget: Budget | None, target: str = BOTH) -> list[str]:
+    """What a batch of more than one script (or one checked against a balance) adds to the
+    problems: its length and credits, the labels to map once for all, and what the balance covers."""
+    scripts = batch.scripts
+    if len(scripts) < 2 and budget is None:
+        return []
+    lines = [
+        f"{len(scripts)} scripts: {duration_text(batch.seconds)} of narration, {batch.credits:,} credits"
+    ]
+    for label, names in batch.unresolved().items():
+        where = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        lines.append(f"the label “{label}” has no host in {_count(len(names), 'script')} ({where})")
+    if budget is not None:
+        held = batch.with_problems(target)
+        sendable = f"the {_count(budget.sendable, 'script')} without errors" if held else "the batch"
+        if budget.enough:
+            left = math.floor(budget.balance) - budget.credits
+            lines.append(f"balance {budget.balance:,.0f} credits: enough for {sendable} ({left:,} left)")
+        else:
+            fitting = [s.name for s in batch.sendable(target)][: budget.fits]
+            fit = (
+                f"the first {budget.fits} fit (through {fitting[-1]})"
+                if fitting
+                else "not even the first fits"
+            )
+            lines.append(
+                f"balance {budget.balance:,.0f} credits: {sendable} needs {budget.credits:,}, "
+                f"{budget.short_by:,} more than the balance; {fit}"
+            )
+    return lines
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
+def _batch_json(batch: Batch, budget: Budget | None) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "scripts": len(batch.scripts),
+        "seconds": round(batch.seconds, 1),
+        "credits": batch.credits,
+        "unresolved_labels": batch.unresolved(),
+    }
+    if budget is not None:
+        result.update(balance=budget.balance, short_by=budget.short_by, fits=budget.fits)
+    return result
 
 
 # --- convert -------------------------------------------------------------------------------------------------
