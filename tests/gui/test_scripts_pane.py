@@ -465,3 +465,38 @@ async def test_a_deleted_draft_can_be_brought_back(qtbot: QtBot, on_line: OnLine
     await until(lambda: pane.draft is not None and pane.draft.id == draft_id)
     assert pane.editor.toPlainText() == "[Alex]\nKeep me.\n" and pane.list_model.row_of(draft_id) >= 0
     await quiet()
+
+
+@pytest.mark.asyncio
+async def test_a_folder_dropped_opens_its_scripts_in_name_order_and_says_what_the_batch_needs(
+    qtbot: QtBot, on_line: OnLine, tmp_path: Path, shot
+) -> None:
+    pane = await open_pane(qtbot, on_line.session, on_line.background)
+    await until(lambda: pane.hosts is not None)
+    host = (pane.hosts or [])[0].name
+    season = tmp_path / "Season 2"
+    (season / "extra").mkdir(parents=True)
+    (season / "Episode 10.md").write_text(f"[{host}]\nThe tenth.\n", encoding="utf-8")
+    (season / "Episode 2.txt").write_text(f"[{host}]\nThe second.\n\n[Guest]\nThanks.\n", encoding="utf-8")
+    (season / "Episode 1.txt").write_text(f"[{host}]\nThe first.\n# Empty\n", encoding="utf-8")
+    (season / "extra" / "Episode 11.md").write_text(
+        f"[{host}]\nA bonus.\n\n[guest]\nAgain.\n", encoding="utf-8"
+    )
+    (season / ".draft.txt").write_text("[X]\nHidden.\n", encoding="utf-8")
+    (season / "cover.png").write_bytes(b"\x89PNG")
+    drop_on(pane, [season])
+    await until(lambda: pane.draft is not None and pane.draft.title == "Episode 11.md")
+    titles = [d.title for d in pane.list_model.drafts]
+    assert [t for t in titles if t.startswith("Episode")] == [
+        "Episode 11.md",
+        "Episode 10.md",
+        "Episode 2.txt",
+        "Episode 1.txt",
+    ]  # newest first
+    said = await until(lambda: pane.banner.text if pane.banner.text.startswith("Opened ") else None)
+    assert said.startswith("Opened 4 scripts as drafts: ") and " credits in all." in said
+    assert "3 have errors to correct: Episode 1.txt (1), Episode 2.txt (1), Episode 11.md (1)." in said
+    assert "No host is called “Guest” (in 2 of them)." in said
+    assert ".draft.txt" not in titles and "cover.png" not in titles
+    await quiet()
+    shot(pane, "scripts-folder-dropped")

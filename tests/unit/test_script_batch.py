@@ -84,3 +84,32 @@ def test_script_check_says_what_the_batch_needs_against_the_balance(tmp_path: Pa
     lines = capsys.readouterr().err.splitlines()
     assert f"the label “Guest” has no host in 2 scripts ({paths[1]}, {paths[3]})" in lines
     assert main(["check", "--balance", "lots", *paths]) == 2
+
+
+def test_a_dropped_folder_gives_its_scripts_by_path_in_natural_order_without_hidden_ones(
+    tmp_path: Path,
+) -> None:
+    from castdeck.services.script_batches import script_files
+
+    season = tmp_path / "season"
+    (season / "b-sides").mkdir(parents=True)
+    (season / ".git").mkdir()
+    for name in (
+        "Ep 10.md",
+        "Ep 2.txt",
+        "Ep 1.json",
+        "notes.pdf",
+        ".swap.txt",
+        "b-sides/Ep 3.md",
+        ".git/x.txt",
+    ):
+        (season / name).write_text("[A]\nHi.\n", encoding="utf-8")
+    loose = tmp_path / "loose.txt"
+    loose.write_text("[A]\nHi.\n", encoding="utf-8")
+    files, more = script_files([loose, season, tmp_path / "picture.png", loose])
+    assert [str(p.relative_to(tmp_path)) for p in files] == [
+        "loose.txt", "season/b-sides/Ep 3.md", "season/Ep 1.json", "season/Ep 2.txt", "season/Ep 10.md",
+    ]  # fmt: skip
+    assert more == 0
+    first_two, more = script_files([season], limit=2)
+    assert [p.name for p in first_two] == ["Ep 3.md", "Ep 1.json"] and more == 2

@@ -92,6 +92,10 @@ def describe_error(error: BaseException) -> tuple[str, str | None]:
     return error_text(error), clip(request_id, REQUEST_ID_LIMIT) if request_id else None
 
 
+NO_ACTION = "Nothing to do about this message"
+"""The name of the banner's action button while the message offers none (it is hidden then)."""
+
+
 class Banner(QFrame):
     """A non-blocking message strip with an optional copyable request id and a close button."""
 
@@ -119,6 +123,7 @@ class Banner(QFrame):
         self.close_button.clicked.connect(self.dismiss)
         self.action_button = QPushButton(self)
         """What the message offers to do about it (such as "Undo"); shown with that message only."""
+        self.action_button.setAccessibleName(NO_ACTION)
         self.action_button.clicked.connect(self._act)
         self.action_button.hide()
         self._action: Callable[[], object] | None = None
@@ -147,7 +152,7 @@ class Banner(QFrame):
         self.kind = kind
         self._action = action[1] if action is not None else None
         self.action_button.setText(action[0] if action is not None else "")
-        self.action_button.setAccessibleName(action[0] if action is not None else "")
+        self.action_button.setAccessibleName(action[0] if action is not None else NO_ACTION)
         self.action_button.setVisible(action is not None)
         request_id = (request_id or "").strip()
         self.request_id = clip(request_id, REQUEST_ID_LIMIT) if request_id else None

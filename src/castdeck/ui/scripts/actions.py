@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 from castdeck.scripts.edits import Edit, label_edits, segment_label_edit
 from castdeck.scripts.lines import label_key
 from castdeck.services.drafts import FileChangedError
+from castdeck.services.script_batches import opened_summary, script_files
 from castdeck.services.script_sending import NotReady, Refusal
 from castdeck.store.drafts import GENERATED, IMPORTED, Draft
 from castdeck.store.script_files import ScriptFileError
@@ -77,26 +78,34 @@ class ScriptActions(QObject):
         self.view.run(self.open_paths_now(paths), "Could not open the file")
 
     async def open_paths_now(self, paths: list[str]) -> Draft | None:
-        """Open script files as drafts (the last one in the editor); says what could not be opened."""
-        opened: Draft | None = None
+        """Open script files as drafts (the last one in the editor), a folder's scripts in name
+        order; says what could not be opened, and for several what the batch needs in all."""
+        given = [Path(path) for path in paths]
+        files, more = await asyncio.to_thread(script_files, given)
+        if not files:
+            self.view.message("Nothing to open: Castdeck opens .txt, .md and .json scripts.", "error")
+            return None
+        opened: list[Draft] = []
         problems: list[str] = []
         notes: list[str] = []
-        for path in paths:
+        for path in files:
             try:
-                draft, found = await self.drafts.open_file(Path(path), self.view.hosts)
+                draft, found = await self.drafts.open_file(path, self.view.hosts)
             except ScriptFileError as error:
                 problems.append(str(error))
                 continue
-            opened = draft
+            opened.append(draft)
             notes.extend(f"{draft.title}: {note}" for note in found)
-        if opened is not None:
+        if opened:
             await self.view.read_list()
-            await self.view.open_draft(opened.id)
+            await self.view.open_draft(opened[-1].id)
         if problems:
             self.view.message(" ".join(problems), "error")
+        elif len(opened) > 1:
+            self.view.message(*opened_summary(opened, self.view.hosts, more))
         elif notes:
             self.view.message(" ".join(notes[:5]), "warning")
-        return opened
+        return opened[-1] if opened else None
 
     def save_file(self) -> None:
         draft = self.view.draft

@@ -55,7 +55,6 @@ class ScriptsWidgets:
     import_button: QPushButton
     generate_button: QPushButton
     banner: Banner
-    banner_button: QPushButton
     """The banner's own button (hidden until a message names one, as "Show history" does)."""
     list_model: DraftListModel
     list_view: QListView
@@ -98,11 +97,7 @@ def build_widgets(pane: QWidget, actions: ScriptActions, settings: Settings,
     generate_button = b("Generate…", "Generate from script", "Generate an episode from the script "
                         "(Ctrl+G)", lambda: act.send("generate"), top)  # fmt: skip
     outer.addLayout(top)
-    banner = Banner(pane)
-    banner_button = QPushButton(banner)
-    banner_button.hide()
-    banner.button_row.insertWidget(1, banner_button)
-    banner.dismissed.connect(banner_button.hide)
+    banner = Banner(pane)  # its action button offers "Undo delete", "Show history"
     outer.addWidget(banner)
 
     split = QSplitter(Qt.Orientation.Horizontal, pane)
@@ -177,7 +172,7 @@ def build_widgets(pane: QWidget, actions: ScriptActions, settings: Settings,
     return ScriptsWidgets(
         new_button=new_button, open_button=open_button, save_button=save_button,
         save_as_button=save_as_button, history_button=history_button, import_button=import_button,
-        generate_button=generate_button, banner=banner, banner_button=banner_button,
+        generate_button=generate_button, banner=banner,
         list_model=list_model, list_view=list_view, delete_button=delete_button, info=info,
         views=views, text_page=text_page, structure=structure, side=side, splitter=split,
     )  # fmt: skip

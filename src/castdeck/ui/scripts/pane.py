@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import os
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
@@ -66,7 +67,9 @@ class ScriptsPane(QWidget):
         self.new_button, self.open_button, self.save_button = ui.new_button, ui.open_button, ui.save_button
         self.save_as_button, self.history_button = ui.save_as_button, ui.history_button
         self.import_button, self.generate_button = ui.import_button, ui.generate_button
-        self.banner, self.banner_button, self.splitter = ui.banner, ui.banner_button, ui.splitter
+        self.banner, self.splitter = ui.banner, ui.splitter
+        self.banner_button = self.banner.action_button
+        """What the message offers to do ("Undo delete"), shown with that message."""
         self.list_model, self.list_view, self.delete_button = ui.list_model, ui.list_view, ui.delete_button
         self.info, self.views, self.structure, self.side = ui.info, ui.views, ui.structure, ui.side
         text, side = ui.text_page, self.side
@@ -75,10 +78,6 @@ class ScriptsPane(QWidget):
         self.find_button, self.save_state = text.find_button, text.save_state
         self.problems_panel, self.outline, self.speakers = side.problems_panel, side.outline, side.speakers
         # what the pane does itself: the banner's button, opening a draft, following a link or a jump
-        self._banner_action: Callable[[], object] | None = None
-        self.banner_button.clicked.connect(
-            lambda _=False: self._banner_action() if self._banner_action else None
-        )
         self.list_view.clicked.connect(self._row_clicked)
         self.list_view.activated.connect(self._row_activated)
         self.info.linkActivated.connect(self._link)
@@ -142,12 +141,8 @@ class ScriptsPane(QWidget):
         button: str | None = None,
         action: Callable[[], object] | None = None,
     ) -> None:
-        self.banner.show_message(text, kind=kind)
-        self.banner_button.setVisible(button is not None)
-        self._banner_action = action if button is not None else None
-        if button is not None:
-            self.banner_button.setText(button)
-            self.banner_button.setAccessibleName(button)
+        offered = (button, action) if button is not None and action is not None else None
+        self.banner.show_message(text, kind=kind, action=offered)
 
     def dismiss_message(self) -> None:
         self.banner.dismiss()
@@ -421,7 +416,7 @@ class ScriptsPane(QWidget):
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
-        if any(u.isLocalFile() and u.toLocalFile().lower().endswith(SCRIPT_SUFFIXES) for u in urls):
+        if any(u.isLocalFile() and _openable(u.toLocalFile()) for u in urls):
             event.acceptProposedAction()
         else:
             event.ignore()
@@ -439,3 +434,8 @@ class ScriptsPane(QWidget):
     def open_episode(self, episode_id: str) -> None:
         """The episode a draft was sent as, selected in Episodes (the window opens it)."""
         self.openRequested.emit("episode", episode_id)
+
+
+def _openable(path: str) -> bool:
+    """A script file, or a folder (its scripts open, in name order)."""
+    return path.lower().endswith(SCRIPT_SUFFIXES) or os.path.isdir(path)
