@@ -60,6 +60,20 @@ async def until(predicate: Callable[[], Any], what: str, timeout: float = WAIT) 
         await asyncio.sleep(0.02)
 
 
+async def taken_up_again(queue: Any, failed: list[Any]) -> None:
+    """After "Retry failed": until each of ``failed`` has been taken up again. One that fails again
+    at once (a fifth of the requests fail) is failed with a newer change: taken up all the same,
+    and the creator's next look retries it again. Waiting for "not failed" alone missed those."""
+    before = {item.id: item.updated_at for item in failed}
+    await until(
+        lambda: all(
+            (now := queue.item(item_id)) is None or now.state != "failed" or now.updated_at > changed
+            for item_id, changed in before.items()
+        ),
+        "the failed uploads taken up again",
+    )
+
+
 @dataclass
 class Ask:
     """One generation the creator asked for and the app took on."""

@@ -37,7 +37,7 @@ from PySide6.QtWidgets import QApplication
 from castdeck.app import CastdeckApp, settle_startup_objects
 from castdeck.services.heap import HeapUsage, heap_usage
 from tests.conftest import DEMO_KEY
-from tests.soak.creator import Creator, NotOnline, StepFailed, until
+from tests.soak.creator import Creator, NotOnline, StepFailed, taken_up_again, until
 from tests.soak.report import SoakReport, StepRecord, count_generations, count_uploads
 from tests.soak.service import Service, start_service
 from tests.soak.steps import STEPS, Step, switch_panes
@@ -292,9 +292,7 @@ async def _drain(c: Creator, report: SoakReport) -> None:
             await until(button.isEnabled, "Retry failed enabled")
             c.click(button)
             c.upload_retries += 1
-            ids = {i.id for i in failed}
-            await until(lambda ids=ids: all((i := queue.item(x)) is None or i.state != "failed" for x in ids),
-                        "the failed uploads taken up again")  # fmt: skip
+            await taken_up_again(queue, failed)
         await asyncio.sleep(0.05)
     outbox = c.background.outbox
     await until(

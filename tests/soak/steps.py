@@ -34,7 +34,7 @@ from castdeck.ui.scripts.dialogs import SendDialog
 from castdeck.ui.widgets import alive
 from tests.gui.helpers import drop_on
 from tests.helpers import pdf_bytes
-from tests.soak.creator import Creator, StepFailed, until
+from tests.soak.creator import Creator, StepFailed, taken_up_again, until
 
 __all__ = ["STEPS", "Step"]
 
@@ -178,10 +178,23 @@ async def generate_from_prompt(c: Creator) -> str:
     rendered = c.rng.random() < 0.25  # rendered too, now and then: something to publish later
     if dialog.render_check.isChecked() != rendered:  # (on by default, then as last chosen)
         c.click(dialog.render_check)
-    await until(
-        lambda: dialog.podcast_picker.selected_id() and dialog.submit_button.isEnabled(), "Generate enabled"
-    )
+    await _generate_enabled(dialog)
     return await _generate(c, dialog, token)
+
+
+async def _generate_enabled(dialog: GenerateDialog) -> None:
+    """Until Generate can be pressed; if it never can, what the creator would read there says why."""
+    try:
+        await until(
+            lambda: dialog.podcast_picker.selected_id() and dialog.submit_button.isEnabled(),
+            "Generate enabled",
+        )
+    except StepFailed as failed:
+        raise StepFailed(
+            f"{failed}; the dialog says {dialog.problem.text()[:160]!r}, banner {dialog.banner.text[:120]!r}, "
+            f"podcast {dialog.podcast_picker.selected_id()!r}, hosts {dialog.hosts_picker.status.text()[:80]!r}, "
+            f"submit tip {dialog.submit_button.toolTip()[:120]!r}"
+        ) from None
 
 
 async def generate_from_script_file(c: Creator) -> str:
@@ -201,16 +214,7 @@ async def generate_from_script_file(c: Creator) -> str:
     dialog.mode_combo.setCurrentIndex(dialog.mode_combo.findData(FILE))
     await c.type(dialog.script_source.path_edit, f"{path}\n")
     await until(lambda: dialog.script_source.text is not None, "the script file read")
-    try:
-        await until(
-            lambda: dialog.podcast_picker.selected_id() and dialog.submit_button.isEnabled(),
-            "Generate enabled",
-        )
-    except StepFailed as failed:  # what the creator would read there says why
-        raise StepFailed(
-            f"{failed}; the dialog says {dialog.problem.text()[:160]!r}, podcast "
-            f"{dialog.podcast_picker.selected_id()!r}, hosts {dialog.hosts_picker.status.text()[:80]!r}"
-        ) from None
+    await _generate_enabled(dialog)
     return await _generate(c, dialog, token)
 
 
@@ -339,9 +343,7 @@ async def retry_failed_uploads(c: Creator) -> str:
     await until(lambda: button.isVisible() and button.isEnabled(), "Retry failed enabled")
     c.click(button)
     c.upload_retries += 1
-    ids = {i.id for i in failed}
-    await until(lambda: all((i := c.background.uploads.item(x)) is None or i.state != "failed" or i.error
-                            for x in ids), "the failed uploads taken up again")  # fmt: skip
+    await taken_up_again(c.background.uploads, failed)
     return f"retried {len(failed)}"
 
 
