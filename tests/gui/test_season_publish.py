@@ -68,6 +68,18 @@ async def test_a_season_selected_in_the_list_is_previewed_then_scheduled_on_two_
     # scheduled as a series: Tuesdays and Fridays from Tue 23 March 2027, 09:00 in Berlin
     qtbot.mouseClick(dialog.series_radio, Qt.MouseButton.LeftButton)
     dialog.first_edit.setDateTime(QDateTime(QDate(2027, 3, 23), QTime(9, 0)))
+    # weekly, no day ticked yet: nothing dated, nothing said as "now", and no Schedule to press
+    qtbot.mouseClick(
+        dialog.weekly_radio, Qt.MouseButton.LeftButton, pos=QPoint(4, dialog.weekly_radio.height() // 2)
+    )
+    assert dialog.problem.text() == "Choose the weekdays the episodes come out on."
+    assert (
+        dialog.summary.text() == "3 to schedule once the weekdays are chosen; 1 left out (greyed, with why)."
+    )
+    assert {row[2] for row in dialog.row_texts() if row[1] != "Script only"} == {"No date yet"}
+    assert not dialog.submit_button.isEnabled()
+    await quiet()
+    shot(dialog, "dialog-season-no-weekdays")
     for day in ("Tue", "Fri"):
         box = next(b for b in dialog.weekday_boxes if b.text() == day)
         qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(4, box.height() // 2))

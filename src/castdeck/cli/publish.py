@@ -41,7 +41,7 @@ from castdeck.api.models import Episode
 from castdeck.api.retry import backoff_delay
 from castdeck.services.messages import error_text
 from castdeck.services.publish import blocked, poll_after
-from castdeck.services.season import WEEKDAYS, Cadence, local_zone, plan_season
+from castdeck.services.season import WEEKDAYS, Cadence, local_zone, plan_season, wall_time
 
 from .connection import Problem, connection
 
@@ -79,7 +79,7 @@ def parse_first(text: str, zone: tzinfo) -> datetime:
     except ValueError:
         raise Problem(f"--from: an ISO date and time such as 2027-03-07T09:00 (not {text!r})", 2) from None
     if moment.tzinfo is None:
-        return moment.replace(tzinfo=zone).astimezone(UTC).astimezone(zone)
+        return wall_time(moment, zone)
     return moment
 
 

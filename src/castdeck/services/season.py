@@ -49,6 +49,7 @@ __all__ = [
     "series_times",
     "tally",
     "unpublish_all",
+    "wall_time",
 ]
 
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -81,11 +82,15 @@ class Cadence:
         return f"every {self.every_days} days"
 
 
-def _at(day: date, clock: time, zone: tzinfo) -> datetime:
-    """``clock`` on ``day`` in ``zone``; a wall time the zone skips that day (the hour a clock
-    springs forward over) moves forward by the gap, as a wall clock does."""
-    naive = datetime.combine(day, clock)
+def wall_time(naive: datetime, zone: tzinfo) -> datetime:
+    """``naive`` read on the wall clock of ``zone`` (as a creator picks or types a time); a wall
+    time the zone skips that day (the hour a clock springs forward over) moves forward by the gap,
+    as a wall clock does."""
     return naive.replace(tzinfo=zone).astimezone(UTC).astimezone(zone)
+
+
+def _at(day: date, clock: time, zone: tzinfo) -> datetime:
+    return wall_time(datetime.combine(day, clock), zone)
 
 
 def series_times(first: datetime, count: int, cadence: Cadence) -> list[datetime]:

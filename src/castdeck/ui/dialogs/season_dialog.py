@@ -11,8 +11,9 @@ nothing, and the pane says how it ended.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Coroutine
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import datetime, timedelta, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -48,6 +49,7 @@ from castdeck.services.season import (
     Status,
     plan_season,
     tally,
+    wall_time,
 )
 
 from ..accessible import shows_value
@@ -61,26 +63,26 @@ BLANKS = ("Left out, no number", "Untitled", "No date", "Not sent yet")
 """What a blank cell of each column reads as."""
 WHEN_FORMAT = "%a %d %b %Y, %H:%M"
 
-_STATUS_WORDS: dict[Status, str] = {
-    "published": "published",
-    "scheduled": "scheduled",
-    "waiting": "waiting",
-    "refused": "refused",
-    "failed": "failed",
-}
+_STATUSES: tuple[Status, ...] = ("published", "scheduled", "waiting", "refused", "failed")
+"""The order a summary counts outcomes in."""
 
 
 def zone_label(zone: tzinfo, at: datetime) -> str:
     """``Europe/Berlin (UTC+01:00)``: the zone's name and its offset at ``at``."""
-    offset = at.astimezone(zone).strftime("%z") or "+0000"
     name = zone.key if isinstance(zone, ZoneInfo) else at.astimezone(zone).tzname() or "local time"
-    return f"{name} (UTC{offset[:3]}:{offset[3:]})"
+    return f"{name} ({_utc_offset(at.astimezone(zone))})"
+
+
+def _utc_offset(moment: datetime) -> str:
+    """``UTC+02:00``."""
+    offset = moment.strftime("%z") or "+0000"
+    return f"UTC{offset[:3]}:{offset[3:]}"
 
 
 def outcome_summary(outcomes: list[Outcome], left_out: int) -> str:
     """``6 scheduled, 1 waiting for rendering, 1 refused; 2 left out``."""
     counts = tally(outcomes)
-    parts = [f"{counts[status]} {_STATUS_WORDS[status]}" for status in _STATUS_WORDS if counts.get(status)]
+    parts = [f"{counts[status]} {status}" for status in _STATUSES if counts.get(status)]
     text = ", ".join(parts) if parts else "Nothing sent"
     return text + (f"; {left_out} left out" if left_out else "")
 
@@ -229,8 +231,9 @@ class SeasonDialog(FittedDialog):
         """The first date and time as picked, on the wall clock of the creator's zone."""
         picked = self.first_edit.dateTime()
         day, clock = picked.date(), picked.time()
-        naive = datetime(day.year(), day.month(), day.day(), clock.hour(), clock.minute())
-        return naive.replace(tzinfo=self.zone).astimezone(UTC).astimezone(self.zone)
+        return wall_time(
+            datetime(day.year(), day.month(), day.day(), clock.hour(), clock.minute()), self.zone
+        )
 
     def cadence(self) -> Cadence:
         if self.weekly_radio.isChecked():
@@ -259,8 +262,8 @@ class SeasonDialog(FittedDialog):
             and not any(b.isChecked() for b in self.weekday_boxes)
         ):
             problem = "Choose the weekdays the episodes come out on."
-            plan = plan_season(self.episodes, first=None, cadence=None, now=self._now())
-            plan = SeasonPlan([(episode, None) for episode, _ in plan.items], plan.left_out, problem=problem)
+            undated = plan_season(self.episodes, first=None, cadence=None, now=self._now())
+            plan = dataclasses.replace(undated, problem=problem)  # who goes, without dates yet
         else:
             plan = plan_season(self.episodes, first=first if scheduling else None,
                                cadence=self.cadence() if scheduling else None, now=self._now())  # fmt: skip
@@ -282,8 +285,9 @@ class SeasonDialog(FittedDialog):
                 f"{going} to schedule {when}" + (f"; {left} left out (greyed, with why)." if left else ".")
             )
         else:
+            what = "to schedule once the weekdays are chosen" if scheduling else "to publish now"
             self.summary.setText(
-                f"{going} to publish now" + (f"; {left} left out (greyed, with why)." if left else ".")
+                f"{going} {what}" + (f"; {left} left out (greyed, with why)." if left else ".")
             )
 
     def _say_problem(self, problem: str | None) -> None:
@@ -296,6 +300,7 @@ class SeasonDialog(FittedDialog):
         self.preview.setRowCount(len(self.episodes))
         muted = self.palette().color(self.palette().ColorGroup.Disabled, self.palette().ColorRole.Text)
         first_offset = plan.items[0][1].utcoffset() if plan.items and plan.items[0][1] is not None else None
+        undated = "No date yet" if self.scheduling else "Now"
         number = 0
         for row, episode in enumerate(self.episodes):
             key = str(episode.id)
@@ -306,7 +311,7 @@ class SeasonDialog(FittedDialog):
             cells = (
                 str(number) if going else "",
                 episode.title or "(untitled)",
-                ("Now" if when is None else _when(when, first_offset)) if going else "Left out",
+                _when(when, first_offset) if when is not None else (undated if going else "Left out"),
                 "" if going else reason_of.get(key, ""),
             )
             for column, text in enumerate(cells):
@@ -385,6 +390,5 @@ def _when(moment: datetime, first_offset: timedelta | None = None) -> str:
     changed in between: the same time of day, another hour in UTC)."""
     text = moment.strftime(WHEN_FORMAT)
     if first_offset is not None and moment.utcoffset() != first_offset:
-        offset = moment.strftime("%z")
-        text += f" (UTC{offset[:3]}:{offset[3:]})"
+        text += f" ({_utc_offset(moment)})"
     return text
