@@ -25,6 +25,7 @@ from castdeck.store.background import BackgroundStore
 from castdeck.store.outbox import OutboxEntry
 from castdeck.store.uploads import UploadItem, UploadStore
 
+from .batch_sending import BatchSender
 from .downloads import Downloads
 from .drafts import Drafts
 from .jobs import JobTracker
@@ -84,6 +85,8 @@ class Background(QObject):
         self.media = EpisodeMedia(session, media_root, cap)
         self.media_files = MediaFiles(session, media_root.with_name(f"{media_root.name}-files"), cap)
         self.scripts = ScriptSender(self.drafts, self.outbox, self.starter, session, parent=self)
+        self.batches = BatchSender(self.drafts, self.scripts, self.outbox, self.jobs, session, parent=self)
+        """Batches of drafts sent to one podcast, in order, exactly once (a season at once)."""
         self.uploads.sourceUploaded.connect(self._uploaded)
         self._started = False
         self._closed = False
@@ -102,6 +105,9 @@ class Background(QObject):
 
     async def _resume(self) -> None:
         await self.scripts.reconcile()  # before the outbox resends: queued drafts hear how their requests end
+        if self._closed:
+            return
+        await self.batches.resume()  # batches cut short go on, in order, under the keys their plans hold
         if self._closed:
             return
         await self.jobs.resume()
@@ -125,6 +131,7 @@ class Background(QObject):
         if resuming is not None and not resuming.done():
             resuming.cancel()
             await asyncio.gather(resuming, return_exceptions=True)
+        await self.batches.close()  # no batch sends its next draft while the rest closes
         await self.scripts.close()  # no draft changes start once the drafts close
         await self.drafts.close()  # what was typed is saved first
         await self.uploads.close()

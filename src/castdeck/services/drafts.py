@@ -242,6 +242,12 @@ class Drafts(QObject):
         self.listChanged.emit()
         return draft
 
+    async def update_many(self, changes: list[tuple[str, dict[str, Any]]]) -> list[Draft]:
+        """Several drafts changed in one write (all of it reaches the file, or none)."""
+        drafts = await self._on_disk(lambda: self.store.update_many(changes))
+        self.listChanged.emit()
+        return drafts
+
     async def delete(self, draft_id: str) -> None:
         await self.flush()
         await self._on_disk(self.store.delete, draft_id)

@@ -163,6 +163,8 @@ class ScriptSender(QObject):
             raise NotReady(
                 "This draft is already waiting to be sent; it goes out once when the service answers."
             )
+        if draft.state == QUEUED and not draft.outbox_entry:
+            raise NotReady("This draft waits its turn in a batch; it is sent in order, once.")
         body = self.check(draft, action, podcast_id=podcast_id, render=render, hosts=hosts)
         await self.drafts.snapshot(draft_id, f"before_{action}")
         kind = ACTIONS[action]
@@ -178,6 +180,28 @@ class ScriptSender(QObject):
             )  # fmt: skip
         self.changed.emit(queued)
         return queued
+
+    async def submit_planned(self, draft: Draft, action: str, body: dict[str, Any]) -> Draft:
+        """Hand a planned draft's request to the outbox under the key its plan holds (a batch's turn:
+        :mod:`castdeck.services.batch_sending`); its answer settles it as :meth:`send`'s does."""
+        kind = ACTIONS[action]
+        async with self._lock(draft.id):
+            entry = self.starter.submit(kind, body, idempotency_key=draft.retry_key)
+            self._entries[entry.id] = draft.id
+            queued = await self.drafts.update(draft.id, outbox_entry=entry.id, retry_kind=kind)
+        self.changed.emit(queued)
+        return queued
+
+    async def adopt(self, draft: Draft, entry: OutboxEntry) -> Draft:
+        """A queued draft's write found in the outbox by its key (the app stopped after storing the
+        write, before noting it on the draft): the draft follows it, and settles now if answered."""
+        async with self._lock(draft.id):
+            adopted = await self.drafts.update(draft.id, outbox_entry=entry.id)
+            self._entries[entry.id] = draft.id
+        self.changed.emit(adopted)
+        if entry.done:
+            self._start_settling(draft.id, entry)
+        return adopted
 
     def _lock(self, draft_id: str) -> asyncio.Lock:
         return self._locks.setdefault(draft_id, asyncio.Lock())

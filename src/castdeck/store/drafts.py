@@ -295,27 +295,36 @@ class DraftStore(SqliteStore):
                 self._prune(draft_id, now)
         return draft
 
+    _UPDATABLE = frozenset({
+        "title", "mapping", "options", "state", "action", "outbox_entry", "episode_id", "profile",
+        "problem", "retry_key", "retry_kind", "file_path", "file_fingerprint",
+    })  # fmt: skip
+
     def update(self, draft_id: str, **fields: Any) -> Draft:
         """Change the fields named (not the text): state, options, mapping, episode, file, problem..."""
-        allowed = {
-            "title", "mapping", "options", "state", "action", "outbox_entry", "episode_id", "profile",
-            "problem", "retry_key", "retry_kind", "file_path", "file_fingerprint",
-        }  # fmt: skip
-        unknown = set(fields) - allowed
-        if unknown:
-            raise ValueError(f"cannot update {sorted(unknown)}")
+        return self.update_many([(draft_id, fields)])[0]
+
+    def update_many(self, changes: list[tuple[str, dict[str, Any]]]) -> list[Draft]:
+        """Several drafts' fields changed in one transaction (a batch's plan: all of it or none)."""
+        for _draft_id, fields in changes:
+            unknown = set(fields) - self._UPDATABLE
+            if unknown:
+                raise ValueError(f"cannot update {sorted(unknown)}")
+        names = _COLUMNS.split(", ")
+        done: list[Draft] = []
         with self._lock, self._transaction():
-            row = self._db.execute(f"SELECT {_COLUMNS} FROM drafts WHERE id = ?", (draft_id,)).fetchone()
-            if row is None:
-                raise KeyError(draft_id)
-            draft = _draft(row).evolve(**fields)
-            values = self._row(draft)
-            names = _COLUMNS.split(", ")
-            self._db.execute(
-                f"UPDATE drafts SET {', '.join(f'{n} = ?' for n in names[1:])} WHERE id = ?",
-                (*values[1:], draft_id),
-            )
-        return draft
+            for draft_id, fields in changes:
+                row = self._db.execute(f"SELECT {_COLUMNS} FROM drafts WHERE id = ?", (draft_id,)).fetchone()
+                if row is None:
+                    raise KeyError(draft_id)
+                draft = _draft(row).evolve(**fields)
+                values = self._row(draft)
+                self._db.execute(
+                    f"UPDATE drafts SET {', '.join(f'{n} = ?' for n in names[1:])} WHERE id = ?",
+                    (*values[1:], draft_id),
+                )
+                done.append(draft)
+        return done
 
     def delete(self, draft_id: str) -> None:
         """Put a draft aside (it and its history stay in the file; :meth:`undelete` brings it back)."""

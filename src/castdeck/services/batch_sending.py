@@ -1,0 +1,559 @@
+"""A season sent at once: many drafts imported into one podcast (or generated from), exactly once.
+
+:meth:`BatchSender.plan` checks the drafts together (what each would send, what keeps it back, what
+the whole batch holds against the balance); :meth:`BatchSender.send` refuses a batch the balance
+cannot hold (saying by how much, and how many of the scripts, in order, it covers), and otherwise
+writes the whole plan first, in one transaction of the drafts file: each draft becomes ``queued``
+with its batch, its place in it and the idempotency key it will be sent with. Only then does
+anything leave the app.
+
+The drafts then go out one at a time, in their order, each through the outbox under its own key
+(:meth:`~castdeck.services.script_sending.ScriptSender.submit_planned`): the next is sent once the
+one before has its answer, so the service accepts them, and lists their episodes, in the drafts'
+order. A lost answer or a cut connection holds the batch where it is (the outbox resends that one
+with the same key); a quit, a crash or a kill leaves the plan on disk, and the next start picks it
+up (:meth:`BatchSender.resume`): a draft whose write reached the outbox is followed, one whose
+write never did is sent under the key its plan holds, so nothing is sent twice and nothing is lost.
+
+A refusal keeps its draft, with the reason, and the batch goes on with the next; the refused draft
+can be corrected and sent alone (it stays counted in its batch). Each accepted draft's episode is
+given the draft's title (the sender owes it, as for one draft), and its generation is followed by
+the job tracker: :class:`BatchProgress` counts what was accepted, finished and refused, for the
+batch's card.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from castdeck.api import new_idempotency_key
+from castdeck.scripts import HostRef, analyze
+from castdeck.scripts.batch import duration_text
+from castdeck.scripts.lines import label_key
+from castdeck.store.drafts import DRAFT, GENERATED, IMPORTED, QUEUED, Draft
+from castdeck.store.jobs import Job
+from castdeck.store.outbox import REJECTED, OutboxEntry
+
+from .drafts import Drafts
+from .jobs import JobTracker
+from .outbox import Outbox
+from .script_sending import ACTIONS, NotReady, ScriptSender, episode_title
+from .session import Session
+
+__all__ = [
+    "BATCH",
+    "BatchItem",
+    "BatchPlan",
+    "BatchProgress",
+    "BatchSender",
+    "OverBalance",
+    "PlannedScript",
+]
+
+log = logging.getLogger(__name__)
+
+BATCH = "batch"
+"""In a draft's options: ``{"id", "index", "size", "outcome"?}``, the batch it was sent in."""
+
+WAITING, SENDING, ACCEPTED, FINISHED, FAILED, REFUSED, REMOVED = (
+    "waiting", "sending", "accepted", "finished", "failed", "refused", "removed",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class PlannedScript:
+    """One draft of a batch as checked: what it would send, or why it is held back."""
+
+    draft: Draft
+    body: dict[str, Any] | None
+    problem: str | None
+    labels: tuple[str, ...]
+    """Labels no host answers to (mapped once for the batch, they are mapped for every script)."""
+    seconds: float
+    credits: int
+    resolved: dict[str, str] = field(default_factory=dict)
+    """Every label's host as the check found it (by the mapping or by name): pinned on the draft
+    when it is generated, so that its turn needs no host list."""
+
+    @property
+    def ready(self) -> bool:
+        return self.body is not None
+
+
+@dataclass(frozen=True)
+class BatchPlan:
+    """The drafts checked together, in their order, and what the ready ones hold against the balance."""
+
+    action: str
+    podcast_id: str | None
+    render: bool
+    scripts: list[PlannedScript]
+    balance: float | None
+
+    @property
+    def ready(self) -> list[PlannedScript]:
+        return [script for script in self.scripts if script.ready]
+
+    @property
+    def held(self) -> list[PlannedScript]:
+        return [script for script in self.scripts if not script.ready]
+
+    @property
+    def credits(self) -> int:
+        """What the scripts that would be sent hold, each its own estimate."""
+        return sum(script.credits for script in self.ready)
+
+    @property
+    def seconds(self) -> float:
+        return sum(script.seconds for script in self.ready)
+
+    @property
+    def short_by(self) -> int:
+        """Credits the balance lacks for every ready script (0: it holds them all, or is unknown)."""
+        if self.balance is None:
+            return 0
+        return max(0, self.credits - math.floor(self.balance))
+
+    @property
+    def fits(self) -> int:
+        """How many of the ready scripts, in order, the balance holds (all when it is unknown)."""
+        if self.balance is None:
+            return len(self.ready)
+        running = 0
+        for count, script in enumerate(self.ready):
+            running += script.credits
+            if running > self.balance:
+                return count
+        return len(self.ready)
+
+    def unresolved(self) -> dict[str, list[str]]:
+        """Each label no host answers to (as first spelled) and the drafts that use it, in order."""
+        found: dict[str, tuple[str, list[str]]] = {}
+        for script in self.scripts:
+            for label in script.labels:
+                _spelled, names = found.setdefault(label_key(label), (label, []))
+                if script.draft.title not in names:
+                    names.append(script.draft.title)
+        return {spelled: names for spelled, names in found.values()}
+
+    def budget_text(self) -> str:
+        """What the batch holds, against the balance when it is known."""
+        ready = self.ready
+        text = (f"{len(ready)} script{'s' * (len(ready) != 1)}: {duration_text(self.seconds)} of narration, "
+                f"about {self.credits:,} credits")  # fmt: skip
+        if self.balance is None:
+            return text + " (the balance is not known now)."
+        balance = math.floor(self.balance)
+        if not self.short_by:
+            return text + f" of the balance of {balance:,}."
+        fits = self.fits
+        first = sum(script.credits for script in ready[:fits])
+        which = (f"the first {fits} ({', '.join(s.draft.title for s in ready[:fits][:3])}"
+                 f"{', …' if fits > 3 else ''}: {first:,} credits) fit" if fits else "not even the first fits")  # fmt: skip
+        return (text + f": {self.short_by:,} more than the balance of {balance:,}. Of the scripts in order, "
+                f"{which}.")  # fmt: skip
+
+
+class OverBalance(NotReady):
+    """The batch holds more credits than the balance: nothing was sent."""
+
+    def __init__(self, plan: BatchPlan) -> None:
+        super().__init__("Not sent: " + plan.budget_text())
+        self.plan = plan
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    """One draft of a sent batch, as it stands."""
+
+    draft_id: str
+    title: str
+    index: int
+    state: str
+    """waiting (its turn has not come), sending (its write is in the outbox), accepted, finished,
+    failed (its generation failed), refused (the service, or a check at its turn, said no), removed."""
+    episode_id: str | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class BatchProgress:
+    """A sent batch: its drafts in order and how far each has come."""
+
+    id: str
+    action: str
+    podcast_id: str | None
+    items: tuple[BatchItem, ...] = field(default_factory=tuple)
+
+    def count(self, *states: str) -> int:
+        return sum(1 for item in self.items if item.state in states)
+
+    @property
+    def size(self) -> int:
+        return len(self.items)
+
+    @property
+    def accepted(self) -> int:
+        return self.count(ACCEPTED, FINISHED, FAILED)
+
+    @property
+    def ended(self) -> bool:
+        """Nothing more will happen by itself: every draft was answered and every generation ended."""
+        return not self.count(WAITING, SENDING, ACCEPTED)
+
+    def summary(self) -> str:
+        """``7 of 12 accepted, 3 finished, 1 refused``."""
+        parts = [f"{self.accepted} of {self.size} accepted"]
+        for state, word in (
+            (FINISHED, "finished"),
+            (FAILED, "failed"),
+            (REFUSED, "refused"),
+            (REMOVED, "deleted"),
+        ):
+            if self.count(state):
+                parts.append(f"{self.count(state)} {word}")
+        return ", ".join(parts)
+
+    @property
+    def title(self) -> str:
+        verb = "Import" if self.action == "import" else "Generation"
+        return f"{verb} of {self.size} script{'s' * (self.size != 1)}"
+
+
+_NO_PODCAST_YET = "00000000-0000-4000-8000-000000000000"
+"""Checked before a podcast is chosen, a body is checked with this one in its place."""
+
+
+def _batch_of(draft: Draft) -> dict[str, Any] | None:
+    batch = draft.options.get(BATCH)
+    return batch if isinstance(batch, dict) and isinstance(batch.get("id"), str) else None
+
+
+class BatchSender(QObject):
+    """Sends batches of drafts and keeps their progress (one :class:`BatchProgress` each)."""
+
+    changed = Signal(object)  # BatchProgress: a batch was sent, moved on, or was dismissed (then empty)
+
+    def __init__(self, drafts: Drafts, scripts: ScriptSender, outbox: Outbox, jobs: JobTracker,
+                 session: Session, parent: QObject | None = None) -> None:  # fmt: skip
+        super().__init__(parent)
+        self.drafts = drafts
+        self.scripts = scripts
+        self.outbox = outbox
+        self.jobs = jobs
+        self.session = session
+        self._batches: dict[str, BatchProgress] = {}
+        self._members: dict[str, Draft] = {}  # draft id -> the draft as last known (without its text)
+        self._pumps: dict[str, asyncio.Task[None]] = {}
+        self._answered = asyncio.Event()  # set on every outbox change: a pump waiting for its answer looks
+        self._closed = False
+        scripts.changed.connect(self._draft_changed)
+        outbox.entryChanged.connect(self._entry_changed)
+        jobs.jobChanged.connect(self._job_changed)
+
+    # --- checking ----------------------------------------------------------------------------------------------
+
+    def plan(self, drafts: Iterable[Draft], action: str, *, podcast_id: str | None, render: bool,
+             hosts: list[HostRef] | None, balance: float | None) -> BatchPlan:  # fmt: skip
+        """The drafts (with their text) checked together for ``action``, in the order given."""
+        if action not in ACTIONS:
+            raise ValueError(f"unknown action {action!r}")
+        planned: list[PlannedScript] = []
+        for draft in drafts:
+            analysis = analyze(draft.text, hosts=hosts, mapping=draft.mapping)
+            labels: tuple[str, ...] = ()
+            if hosts is not None:
+                labels = tuple(
+                    label for label, found in analysis.resolutions.items() if found.host_id is None
+                )
+            resolved = {
+                label: found.host_id for label, found in analysis.resolutions.items() if found.host_id
+            }
+            body: dict[str, Any] | None = None
+            problem: str | None = None
+            if draft.state == QUEUED:
+                problem = "already waiting to be sent"
+            else:
+                try:
+                    body = self.scripts.check(draft, action, podcast_id=podcast_id or _NO_PODCAST_YET,
+                                              render=render, hosts=hosts)  # fmt: skip
+                except NotReady as error:
+                    problem = str(error)
+            estimate = analysis.estimate
+            planned.append(
+                PlannedScript(draft, body, problem, labels, estimate.seconds, estimate.credits, resolved)
+            )
+        return BatchPlan(action, podcast_id, render, planned, balance)
+
+    # --- sending -----------------------------------------------------------------------------------------------
+
+    async def send(self, draft_ids: list[str], action: str, *, podcast_id: str, render: bool,
+                   hosts: list[HostRef] | None, balance: float | None) -> BatchProgress:  # fmt: skip
+        """Check the drafts again as they are stored, refuse the batch when the balance cannot hold
+        the ready ones (:class:`OverBalance`; nothing is sent), store the plan, and start sending
+        in order. Drafts that cannot be sent are left out (not part of the batch); raises
+        :class:`NotReady` when none can."""
+        if not podcast_id:
+            raise NotReady("Choose the podcast the episodes belong to.")
+        await self.drafts.flush()
+        found = [await self.drafts.get(draft_id) for draft_id in draft_ids]
+        drafts = [draft for draft in found if draft is not None]
+        plan = self.plan(drafts, action, podcast_id=podcast_id, render=render, hosts=hosts, balance=balance)
+        ready = plan.ready
+        if not ready:
+            first = plan.held[0] if plan.held else None
+            raise NotReady(
+                f"None of the scripts can be sent{f': {first.draft.title}: {first.problem}' if first else '.'}"
+            )
+        if plan.short_by:
+            raise OverBalance(plan)
+        batch_id = uuid.uuid4().hex
+        kind = ACTIONS[action]
+        profile = self.session.profile.name
+        for script in ready:
+            await self.drafts.snapshot(script.draft.id, f"before_{action}")
+        changes: list[tuple[str, dict[str, Any]]] = []
+        for index, script in enumerate(ready):
+            draft = script.draft
+            key = draft.retry_key if draft.retry_kind == kind and draft.retry_key else new_idempotency_key()
+            options = {k: v for k, v in draft.options.items() if k != BATCH}
+            options.update(podcast_id=podcast_id, render=render)
+            options[BATCH] = {"id": batch_id, "index": index, "size": len(ready)}
+            mapping = {**script.resolved, **draft.mapping} if action == "generate" else draft.mapping
+            changes.append((draft.id, {"mapping": mapping,
+                "state": QUEUED, "action": action, "outbox_entry": None, "episode_id": None, "profile": profile,
+                "problem": None, "retry_key": key, "retry_kind": kind, "options": options,
+            }))  # fmt: skip
+        stored = await self.drafts.update_many(changes)  # the plan: every key kept before anything is sent
+        for draft in stored:
+            self._members[draft.id] = draft.evolve(text="")
+        log.info("batch %s: %d scripts to %s as %s", batch_id, len(stored), podcast_id, action)
+        progress = self._rebuild(batch_id)
+        self._start_pump(batch_id)
+        return progress
+
+    def _start_pump(self, batch_id: str) -> None:
+        if self._closed or batch_id in self._pumps:
+            return
+        task = self.session.tasks.start(self._pump(batch_id), name="send script batch")
+        self._pumps[batch_id] = task
+        task.add_done_callback(lambda _t: self._pumps.pop(batch_id, None))
+
+    async def _pump(self, batch_id: str) -> None:
+        """Send the batch's queued drafts in order, each once the one before is answered."""
+        while not self._closed:
+            queued = sorted(
+                (d for d in self._members.values() if d.state == QUEUED and (_batch_of(d) or {}).get("id") == batch_id),
+                key=lambda d: int((_batch_of(d) or {}).get("index", 0)),
+            )  # fmt: skip
+            if not queued:
+                return
+            first = queued[0]
+            entry = self._entry_of(first)
+            if entry is not None:
+                if entry.unsent:  # its answer holds the batch (the outbox resends it with its key)
+                    self._answered.clear()
+                    await self._answered.wait()
+                    continue
+                # answered: the sender settles the draft; wait for it to say so
+                self._answered.clear()
+                await self._answered.wait()
+                continue
+            await self._submit(first)
+
+    def _entry_of(self, draft: Draft) -> OutboxEntry | None:
+        """The outbox write of a queued draft: the one it names, else one already stored under its key
+        (the app stopped between storing the write and noting it on the draft)."""
+        if draft.outbox_entry:
+            entry = self.outbox.get(draft.outbox_entry)
+            if entry is not None:
+                return entry
+        if draft.retry_key:
+            for entry in self.outbox.entries():
+                if (
+                    entry.idempotency_key == draft.retry_key
+                    and entry.kind == draft.retry_kind
+                    and entry.state != REJECTED
+                ):  # fmt: skip  (a refusal under a key to reuse is history)
+                    return entry
+        return None
+
+    async def _submit(self, planned: Draft) -> None:
+        draft = await self.drafts.get(planned.id)
+        if draft is None:  # deleted while waiting its turn
+            self._members[planned.id] = planned.evolve(
+                state=DRAFT, problem={"message": "The draft was deleted."}
+            )
+            self._rebuild_for(planned)
+            return
+        if draft.state != QUEUED:
+            self._remember(draft)
+            return
+        action = draft.action or "import"
+        options = draft.options
+        try:
+            body = self.scripts.check(draft, action, podcast_id=str(options.get("podcast_id") or ""),
+                                      render=bool(options.get("render")), hosts=None)  # fmt: skip
+        except NotReady as error:  # changed into something that cannot be sent while it waited
+            refused = await self.drafts.update(
+                draft.id, state=DRAFT, problem={"message": f"Not sent: {error}", "action": action},
+            )  # fmt: skip
+            self._remember(refused)
+            self.scripts.changed.emit(refused)
+            return
+        sent = await self.scripts.submit_planned(draft, action, body)
+        self._remember(sent)
+
+    # --- resuming ----------------------------------------------------------------------------------------------
+
+    async def resume(self) -> None:
+        """At start (after the sender's reconcile, before the outbox resends): know every batch, and
+        go on sending those of this profile that were not finished."""
+        await self.outbox.load()
+        for draft in await self.drafts.list_drafts():
+            if _batch_of(draft) is not None:
+                self._members[draft.id] = draft
+        for batch_id in {(_batch_of(d) or {})["id"] for d in self._members.values()}:
+            self._rebuild(batch_id)
+        profile = self.session.profile.name
+        for draft in list(self._members.values()):
+            batch = _batch_of(draft)
+            if batch is None or draft.state != QUEUED or draft.profile != profile:
+                continue
+            entry = self._entry_of(draft)
+            if entry is not None and entry.id != draft.outbox_entry:
+                draft = await self.scripts.adopt(draft, entry)  # the write was stored, the draft not told
+                self._remember(draft)
+            self._start_pump(batch["id"])
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for signal, slot in ((self.scripts.changed, self._draft_changed), (self.outbox.entryChanged,
+                             self._entry_changed), (self.jobs.jobChanged, self._job_changed)):  # fmt: skip
+            with contextlib.suppress(RuntimeError, TypeError):
+                signal.disconnect(slot)
+        pumps = list(self._pumps.values())
+        for task in pumps:
+            task.cancel()
+        if pumps:
+            await asyncio.gather(*pumps, return_exceptions=True)
+
+    # --- progress ----------------------------------------------------------------------------------------------
+
+    def batches(self) -> list[BatchProgress]:
+        """Every batch known, newest first."""
+        return list(reversed(self._batches.values()))
+
+    def batch(self, batch_id: str) -> BatchProgress | None:
+        return self._batches.get(batch_id)
+
+    async def dismiss(self, batch_id: str) -> bool:
+        """Let go of an ended batch's card: its drafts forget it. False while it is still going."""
+        progress = self._batches.get(batch_id)
+        if progress is None or not progress.ended:
+            return False
+        changes = []
+        for item in progress.items:
+            draft = self._members.pop(item.draft_id, None)
+            if draft is not None and item.state != REMOVED:
+                changes.append(
+                    (draft.id, {"options": {k: v for k, v in draft.options.items() if k != BATCH}})
+                )
+        if changes:
+            with contextlib.suppress(KeyError):
+                await self.drafts.update_many(changes)
+        del self._batches[batch_id]
+        self.changed.emit(BatchProgress(batch_id, progress.action, progress.podcast_id))
+        return True
+
+    def _remember(self, draft: Draft) -> None:
+        if _batch_of(draft) is None:
+            return
+        self._members[draft.id] = draft.evolve(text="")
+        self._rebuild_for(draft)
+        self._answered.set()
+
+    def _rebuild_for(self, draft: Draft) -> None:
+        batch = _batch_of(draft)
+        if batch is not None:
+            self._rebuild(batch["id"])
+
+    def _draft_changed(self, draft: Draft) -> None:
+        if _batch_of(draft) is not None or draft.id in self._members:
+            self._remember(draft)
+
+    def _entry_changed(self, _entry: OutboxEntry) -> None:
+        self._answered.set()
+
+    def _job_changed(self, job: Job) -> None:
+        if job.kind != "episode" or not job.finished:
+            return
+        for draft in list(self._members.values()):
+            batch = _batch_of(draft)
+            if batch is None or draft.episode_id != job.resource_id or batch.get("outcome") == job.state:
+                continue
+            options = {**draft.options, BATCH: {**batch, "outcome": job.state}}
+            self._members[draft.id] = draft.evolve(options=options)
+            self._rebuild(batch["id"])
+            if not self._closed:  # kept with the draft: a job the tracker forgets later still counts
+                self.session.tasks.start(self._keep_outcome(draft.id, job.state), name="keep batch outcome")
+
+    async def _keep_outcome(self, draft_id: str, outcome: str) -> None:
+        draft = await self.drafts.get(draft_id)
+        batch = _batch_of(draft) if draft is not None else None
+        if draft is None or batch is None:
+            return
+        with contextlib.suppress(KeyError):
+            await self.drafts.update(
+                draft_id, options={**draft.options, BATCH: {**batch, "outcome": outcome}}
+            )
+
+    def _rebuild(self, batch_id: str) -> BatchProgress:
+        members = sorted(
+            (d for d in self._members.values() if (_batch_of(d) or {}).get("id") == batch_id),
+            key=lambda d: int((_batch_of(d) or {}).get("index", 0)),
+        )
+        items = tuple(self._item(draft) for draft in members)
+        first = members[0] if members else None
+        progress = BatchProgress(
+            batch_id,
+            (first.action if first is not None else None) or "import",
+            str(first.options.get("podcast_id")) if first is not None else None,
+            items,
+        )
+        if items:
+            self._batches[batch_id] = progress
+        else:
+            self._batches.pop(batch_id, None)
+        self.changed.emit(progress)
+        return progress
+
+    def _item(self, draft: Draft) -> BatchItem:
+        batch = _batch_of(draft) or {}
+        index = int(batch.get("index", 0))
+        title = episode_title(draft) or draft.title
+        message = str(draft.problem.get("message") or "") if draft.problem else None
+        if draft.state == QUEUED:
+            state = SENDING if draft.outbox_entry else WAITING
+            return BatchItem(draft.id, title, index, state)
+        if draft.state in (IMPORTED, GENERATED) and draft.episode_id:
+            outcome = batch.get("outcome")
+            job = self.jobs.job("episode", draft.episode_id)
+            if job is not None and job.finished:
+                outcome = job.state
+            state = {"completed": FINISHED, "failed": FAILED}.get(str(outcome), ACCEPTED)
+            return BatchItem(draft.id, title, index, state, draft.episode_id)
+        if message == "The draft was deleted.":
+            return BatchItem(draft.id, title, index, REMOVED, message=message)
+        return BatchItem(draft.id, title, index, REFUSED, message=message or "Not sent.")
