@@ -34,7 +34,7 @@ ROLES: dict[str, set[type]] = {
     # every list pane has Ctrl+N (enabled where it has a New button: not on Voices) and Open
     **{title: {Shown, Refreshes, Filters, Creates, Reveals} for title in LISTED},
     "Analytics": {Shown, Refreshes, Reveals, OpensItems},
-    "Scripts": {Shown, Refreshes, Filters, Creates, OpensItems},
+    "Scripts": {Shown, Refreshes, Filters, Creates, OpensItems, Reveals},  # a batch card opens a draft
     "Account": {Shown, Refreshes},
 }
 ROLES["Podcasts"] |= {OpensItems}

@@ -48,6 +48,7 @@ from .jobs import JobTracker
 from .outbox import Outbox
 from .script_sending import ACTIONS, NotReady, ScriptSender, episode_title
 from .session import Session
+from .work import Work
 
 __all__ = [
     "BATCH",
@@ -254,6 +255,7 @@ class BatchSender(QObject):
         self._batches: dict[str, BatchProgress] = {}
         self._members: dict[str, Draft] = {}  # draft id -> the draft as last known (without its text)
         self._pumps: dict[str, asyncio.Task[None]] = {}
+        self._keys: set[str] = set()  # the idempotency keys planned for batches (their cards are the batch's)
         self._answered = asyncio.Event()  # set on every outbox change: a pump waiting for its answer looks
         self._closed = False
         scripts.changed.connect(self._draft_changed)
@@ -282,6 +284,9 @@ class BatchSender(QObject):
             problem: str | None = None
             if draft.state == QUEUED:
                 problem = "already waiting to be sent"
+            elif draft.state in (IMPORTED, GENERATED):
+                problem = (f"already {draft.state} as an episode; send it alone to make another "
+                           "(a batch never makes a second episode of a script by mistake)")  # fmt: skip
             else:
                 try:
                     body = self.scripts.check(draft, action, podcast_id=podcast_id or _NO_PODCAST_YET,
@@ -336,6 +341,7 @@ class BatchSender(QObject):
         stored = await self.drafts.update_many(changes)  # the plan: every key kept before anything is sent
         for draft in stored:
             self._members[draft.id] = draft.evolve(text="")
+            self._keys.add(str(draft.retry_key))
         log.info("batch %s: %d scripts to %s as %s", batch_id, len(stored), podcast_id, action)
         progress = self._rebuild(batch_id)
         self._start_pump(batch_id)
@@ -422,6 +428,8 @@ class BatchSender(QObject):
         for draft in await self.drafts.list_drafts():
             if _batch_of(draft) is not None:
                 self._members[draft.id] = draft
+                if draft.retry_key:
+                    self._keys.add(draft.retry_key)
         for batch_id in {(_batch_of(d) or {})["id"] for d in self._members.values()}:
             self._rebuild(batch_id)
         profile = self.session.profile.name
@@ -458,6 +466,18 @@ class BatchSender(QObject):
     def batch(self, batch_id: str) -> BatchProgress | None:
         return self._batches.get(batch_id)
 
+    def owns(self, work: Work) -> bool:
+        """True when ``work`` is the write or the job of a batch's draft (the batch's card shows it)."""
+        entry, job = work.entry, work.job
+        key = entry.idempotency_key if entry is not None else None
+        entry_id = entry.id if entry is not None else None
+        if job is not None:
+            key = key or job.extra.get("idempotency_key")
+            entry_id = entry_id or job.extra.get("outbox_entry")
+        if key is not None and key in self._keys:
+            return True
+        return entry_id is not None and any(d.outbox_entry == entry_id for d in self._members.values())
+
     async def dismiss(self, batch_id: str) -> bool:
         """Let go of an ended batch's card: its drafts forget it. False while it is still going."""
         progress = self._batches.get(batch_id)
@@ -474,12 +494,18 @@ class BatchSender(QObject):
             with contextlib.suppress(KeyError):
                 await self.drafts.update_many(changes)
         del self._batches[batch_id]
+        for item in progress.items:  # their jobs ended: no card of their own comes back
+            job = self.jobs.job("episode", item.episode_id) if item.episode_id else None
+            if job is not None and job.finished:
+                self.jobs.forget(job)
         self.changed.emit(BatchProgress(batch_id, progress.action, progress.podcast_id))
         return True
 
     def _remember(self, draft: Draft) -> None:
         if _batch_of(draft) is None:
             return
+        if draft.retry_key:
+            self._keys.add(draft.retry_key)
         self._members[draft.id] = draft.evolve(text="")
         self._rebuild_for(draft)
         self._answered.set()

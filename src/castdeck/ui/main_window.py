@@ -65,6 +65,7 @@ OPEN_PANES = {
     "source": "Sources",
     "podcast": "Podcasts",
     "podcast_analytics": "Analytics",
+    "draft": "Scripts",
 }
 """Which pane shows an item of each kind (a job card's or a pane's "Open")."""
 

@@ -40,6 +40,7 @@ from castdeck.services.work import Work, WorkLog
 from ..accessible import shows_value
 from ..download_saver import DownloadSaver
 from ..widgets import Banner, ElidedButton, alive
+from .batch_card import BatchCards
 from .card import ENDED_STATES, CardView, JobCard, entry_view, job_view
 from .card_actions import CardActions
 
@@ -115,6 +116,12 @@ class JobsPanel(QWidget):
         self.uploads_button.clicked.connect(self.uploadsRequested.emit)
         self.uploads_button.hide()
         outer.addWidget(self.uploads_button)
+        self.batch_cards = BatchCards(self)
+        """One card per batch of scripts sent at once (its scripts have no cards of their own)."""
+        self.batch_cards.openRequested.connect(self.openRequested)
+        self.batch_cards.dismissRequested.connect(self._dismiss_batch)
+        self.batch_cards.countChanged.connect(self._update_summary)
+        outer.addWidget(self.batch_cards)
         self.banner = Banner(self)
         outer.addWidget(self.banner)
         self.scroll_area = QScrollArea(self)
@@ -182,11 +189,13 @@ class JobsPanel(QWidget):
                 (old.uploads.itemChanged, self._uploads_changed),
                 (old.uploads.itemRemoved, self._uploads_changed),
                 (old.session.stateChanged, self._online_changed),
+                (old.batches.changed, self.batch_cards.show_progress),
             ):
                 with contextlib.suppress(RuntimeError, TypeError):
                     signal.disconnect(slot)
         for card in self.cards.values():
             card.deleteLater()
+        self.batch_cards.show_batches(background.batches.batches() if background is not None else [])
         self.builder.stop()  # nothing of the old session's is left to build or to sum up
         self._uploads_timer.stop()
         self.cards, self.views, self._seq, self._key_of = {}, {}, {}, {}
@@ -204,6 +213,7 @@ class JobsPanel(QWidget):
             background.uploads.itemChanged.connect(self._uploads_changed)
             background.uploads.itemRemoved.connect(self._uploads_changed)
             background.session.stateChanged.connect(self._online_changed)
+            background.batches.changed.connect(self.batch_cards.show_progress)
             for record in reversed(work.records()):  # oldest first, as they came
                 self._show(record)
             self._show_uploads()
@@ -241,6 +251,10 @@ class JobsPanel(QWidget):
         service accepts it; an accepted write whose job has not reported yet keeps its card as it
         was (the job's report comes next and fills it)."""
         key = record.key
+        background = self.background
+        if background is not None and background.batches.owns(record):
+            self._drop(self._key_of.pop(record.seq, key))  # its batch's card shows it
+            return
         old = self._key_of.get(record.seq)
         if old is not None and old != key:
             self._rekey(old, key)
@@ -378,9 +392,12 @@ class JobsPanel(QWidget):
             parts.append(f"{still} to check again")
         if ended:
             parts.append(f"{ended} ended")
+        batches = len(self.batch_cards.cards)
+        if batches:
+            parts.insert(0, f"{batches} batch{'es' * (batches != 1)} of scripts")
         self.summary.setText(" · ".join(parts) if parts else "No jobs")  # Qt skips an unchanged text
         self.clear_button.setEnabled(ended > 0)
-        self.empty_label.setVisible(not self.views)
+        self.empty_label.setVisible(not self.views and not batches)
         hidden = len(self.views) - min(len(self.views), self.card_limit)
         if hidden:
             self.more_button.setText(f"Show older jobs ({hidden} more)")  # Qt skips an unchanged text
@@ -456,6 +473,11 @@ class JobsPanel(QWidget):
     def saver(self) -> DownloadSaver | None:
         """Saves a finished file where the creator says (made for the bound session's downloads)."""
         return self.card_actions.saver
+
+    def _dismiss_batch(self, batch_id: str) -> None:
+        background = self.background
+        if background is not None:
+            self.work.start(background.batches.dismiss(batch_id), name="dismiss batch")
 
     def clear_finished(self) -> None:
         background = self.background

@@ -50,7 +50,17 @@ if TYPE_CHECKING:
         refreshes: list[Refreshes] = [*listed, analytics, scripts, account]
         filters: list[Filters] = [*listed, scripts]
         creates: list[Creates] = [podcasts, episodes, hosts, sources, videos, shorts, voiceovers, scripts]
-        reveals: list[Reveals] = [podcasts, episodes, hosts, sources, videos, shorts, voiceovers, analytics]
+        reveals: list[Reveals] = [
+            podcasts,
+            episodes,
+            hosts,
+            sources,
+            videos,
+            shorts,
+            voiceovers,
+            analytics,
+            scripts,
+        ]
         opens: list[OpensItems] = [podcasts, analytics, scripts]
         uploads: ShowsUploads = sources
         listener: EpisodeListener = episodes

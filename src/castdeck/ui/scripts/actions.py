@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QWidget
 
+from castdeck.scripts import parse_text
 from castdeck.scripts.edits import Edit, label_edits, segment_label_edit
 from castdeck.scripts.lines import label_key
+from castdeck.services.batch_sending import BATCH, BatchPlan, BatchProgress
 from castdeck.services.drafts import FileChangedError
 from castdeck.services.script_batches import opened_summary, script_files
 from castdeck.services.script_sending import NotReady, Refusal
@@ -27,9 +29,11 @@ from castdeck.store.script_files import ScriptFileError
 
 from ..file_dialogs import use_folder
 from ..widgets import ask, run_dialog
+from .batch_dialog import BatchSendDialog
 from .dialogs import HistoryDialog, MappingDialog, RenameDialog, SendDialog
 
 if TYPE_CHECKING:
+    from castdeck.services.batch_sending import BatchSender
     from castdeck.services.drafts import Drafts
     from castdeck.services.script_sending import ScriptSender
     from castdeck.services.session import Session
@@ -46,12 +50,13 @@ class ScriptActions(QObject):
     ``parent`` (the pane), whose lifetime it shares."""
 
     def __init__(self, view: ScriptsView, session: Session, drafts: Drafts, scripts: ScriptSender,
-                 parent: QWidget) -> None:  # fmt: skip
+                 batches: BatchSender, parent: QWidget) -> None:  # fmt: skip
         super().__init__(parent)
         self.view = view
         self.session = session
         self.drafts = drafts
         self.scripts = scripts
+        self.batches = batches
         self._parent = parent
         self.dialog: QWidget | None = None
         """The dialog last opened (history, rename, mapping, send: tests answer it)."""
@@ -99,10 +104,15 @@ class ScriptActions(QObject):
         if opened:
             await self.view.read_list()
             await self.view.open_draft(opened[-1].id)
+            if len(opened) > 1:  # selected together: Import… or Generate… sends them as one batch
+                self.view.select_drafts([draft.id for draft in opened])
         if problems:
             self.view.message(" ".join(problems), "error")
         elif len(opened) > 1:
-            self.view.message(*opened_summary(opened, self.view.hosts, more))
+            text, kind = opened_summary(opened, self.view.hosts, more)
+            self.view.message(
+                f"{text} They are selected: Import… or Generate… sends them as one batch.", kind
+            )
         elif notes:
             self.view.message(" ".join(notes[:5]), "warning")
         return opened[-1] if opened else None
@@ -309,8 +319,64 @@ class ScriptActions(QObject):
     # --- sending ---------------------------------------------------------------------------------------------
 
     def send(self, action: str) -> None:
-        if self.view.draft is not None and self.view.analysis is not None:
+        selected = self.view.selected_ids()
+        if len(selected) > 1:
+            self.view.run(self.send_batch_now(action, selected), "Could not send the scripts")
+        elif self.view.draft is not None and self.view.analysis is not None:
             self.view.run(self.send_now(action), "Could not send the script")
+
+    async def send_batch_now(self, action: str, draft_ids: list[str], *,
+                             values: dict[str, Any] | None = None) -> BatchProgress | None:  # fmt: skip
+        """Check the drafts together, ask where and how they go (unless ``values`` says), map the
+        labels chosen for all of them, and send them as one batch, in order, each once."""
+        view = self.view
+        await self.drafts.flush()
+        drafts = [draft for draft in [await self.drafts.get(i) for i in draft_ids] if draft is not None]
+        if not drafts:
+            return None
+        hosts = view.hosts
+        balance, _cached = view.balance()
+        batches = self.batches
+
+        def planner(chosen: list[Draft], act: str, podcast_id: str | None, render: bool) -> BatchPlan:
+            return batches.plan(
+                chosen, act, podcast_id=podcast_id, render=render, hosts=hosts, balance=balance
+            )
+
+        settings = self.session.runtime.settings
+        if values is None:
+            dialog = BatchSendDialog(self.session, drafts, planner, action=action, hosts=hosts,
+                                     podcast_id=settings.last_podcast, render=settings.render_on_send,
+                                     parent=self._parent)  # fmt: skip
+            self.dialog = dialog
+            accepted = await run_dialog(dialog)
+            values = dialog.values()
+            dialog.deleteLater()
+            if not accepted:
+                return None
+            settings.set_render_on_send(bool(values["render"]))
+        podcast_id = str(values.get("podcast_id") or "")
+        if podcast_id:
+            settings.set_last_podcast(podcast_id)
+        shared: dict[str, str] = dict(values.get("shared") or {})
+        if shared:  # mapped once for all: each script that uses the label keeps its host
+            for mapped in await self.drafts.update_many(_mapped_for_all(drafts, shared)):
+                if view.draft is not None and mapped.id == view.draft.id:  # the open one shows it
+                    view.draft = view.draft.evolve(mapping=mapped.mapping)
+                    view.reanalyze()
+                    view.refresh_panels()
+        try:
+            progress = await self.batches.send(
+                list(values["draft_ids"]), str(values["action"]), podcast_id=podcast_id,
+                render=bool(values["render"]), hosts=hosts, balance=balance,
+            )  # fmt: skip
+        except NotReady as error:  # the balance falls short (with the figures), or none can go
+            view.message(str(error), "error")
+            return None
+        waiting = " once the service answers" if self.session.write_block_reason else ""
+        view.message(f"Sending {progress.size} scripts{waiting}, one at a time in this order, each once with its "
+                     "own idempotency key. The batch's card in Jobs (Ctrl+J) follows them.")  # fmt: skip
+        return progress
 
     async def send_now(self, action: str, *, values: dict[str, Any] | None = None) -> Draft | None:
         """Check the draft, ask for the podcast (unless ``values`` gives it), queue the request."""
@@ -409,6 +475,10 @@ class ScriptActions(QObject):
             return
         key = ("The next attempt reuses the same idempotency key, as the service asked." if refusal.reuse_key
                else "The next attempt uses a new idempotency key.")  # fmt: skip
+        if BATCH in draft.options:  # the batch goes on; this one is corrected and sent alone
+            view.message(f"The service refused “{draft.title}”: {refusal.message} The draft is kept; the rest of "
+                         f"the batch goes on. Correct it and send it alone. {key}", "error")  # fmt: skip
+            return
         view.message(
             f"The service refused the script: {refusal.message} The draft is kept as it is. {key}", "error"
         )
@@ -433,3 +503,16 @@ class ScriptActions(QObject):
             and view.draft is not None
         ):
             await self.send_now(action, values=dict(view.draft.options))
+
+
+def _mapped_for_all(drafts: list[Draft], shared: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
+    """Each draft that uses a label of ``shared``, with that label's host in its mapping."""
+    keys = {label_key(label): (label, host) for label, host in shared.items()}
+    changes: list[tuple[str, dict[str, Any]]] = []
+    for draft in drafts:
+        used = {label_key(label) for label in parse_text(draft.text).labels} & keys.keys()
+        if used:
+            mapping = {k: v for k, v in draft.mapping.items() if label_key(k) not in used}
+            mapping.update(dict(keys[key] for key in used))
+            changes.append((draft.id, {"mapping": mapping}))
+    return changes

@@ -111,7 +111,7 @@ def build_widgets(pane: QWidget, actions: ScriptActions, settings: Settings,
     list_view.setAccessibleName("Drafts")
     list_view.setModel(list_model)
     list_view.setItemDelegate(DraftDelegate(list_view))
-    list_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    list_view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)  # a batch: Ctrl/Shift+click
     list_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     list_view.setUniformItemSizes(True)
     list_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)

@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
-from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QWidget
 
@@ -60,7 +60,9 @@ class ScriptsPane(QWidget):
         self._loading = False
         self._activated = False
         self._cached_balance: float | None = None
-        self.script_actions = ScriptActions(self, session, self.drafts, self.scripts, parent=self)
+        self.script_actions = ScriptActions(
+            self, session, self.drafts, self.scripts, background.batches, parent=self
+        )
         """Files, history, bulk edits and sending, asking this pane as their ``ScriptsView``."""
         # the widgets, wired to the actions, kept under the names they always had (tests read them)
         ui = build_widgets(self, self.script_actions, session.runtime.settings, self.new_item)
@@ -79,6 +81,7 @@ class ScriptsPane(QWidget):
         self.problems_panel, self.outline, self.speakers = side.problems_panel, side.outline, side.speakers
         # what the pane does itself: the banner's button, opening a draft, following a link or a jump
         self.list_view.clicked.connect(self._row_clicked)
+        self.list_view.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
         self.list_view.activated.connect(self._row_activated)
         self.info.linkActivated.connect(self._link)
         self.views.currentChanged.connect(lambda _i: self.refresh_panels())
@@ -212,13 +215,64 @@ class ScriptsPane(QWidget):
 
     async def read_list(self) -> None:
         drafts = await self.drafts.list_drafts()
+        selected = self.selected_ids()
         self.list_model.set_drafts(drafts)
+        if len(selected) > 1:  # a batch being chosen stays chosen while the list is read again
+            self.select_drafts(selected)
         self._select_current()
 
     def _select_current(self) -> None:
         row = self.list_model.row_of(self.draft.id) if self.draft is not None else -1
-        if row >= 0:
-            self.list_view.setCurrentIndex(self.list_model.index(row, 0))
+        if row < 0:
+            return
+        index = self.list_model.index(row, 0)
+        chosen = self.list_view.selectionModel()
+        if chosen.isSelected(index):  # one of several selected: it stays one of them
+            chosen.setCurrentIndex(index, QItemSelectionModel.SelectionFlag.NoUpdate)
+        else:
+            self.list_view.setCurrentIndex(index)
+
+    def selected_ids(self) -> list[str]:
+        rows = sorted(index.row() for index in self.list_view.selectionModel().selectedRows())
+        return [self.list_model.drafts[row].id for row in rows if 0 <= row < len(self.list_model.drafts)]
+
+    def select_drafts(self, draft_ids: list[str]) -> None:
+        chosen = self.list_view.selectionModel()
+        chosen.clearSelection()
+        flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+        for draft_id in draft_ids:
+            row = self.list_model.row_of(draft_id)
+            if row >= 0:
+                chosen.select(self.list_model.index(row, 0), flags)
+        self._selection_changed()
+
+    def _selection_changed(self) -> None:
+        """Several drafts selected: Import… and Generate… send them as one batch, and say how many."""
+        count = len(self.selected_ids())
+        several = count > 1
+        for button, verb, name, one in (
+            (self.import_button, "Import", "Import as episode", "Import the script as an episode (Ctrl+I)"),
+            (self.generate_button, "Generate", "Generate from script", "Generate an episode from the script (Ctrl+G)"),
+        ):  # fmt: skip
+            button.setText(f"{verb} {count}…" if several else f"{verb}…")
+            button.setAccessibleName(f"{verb} {count} scripts" if several else name)
+            button.setToolTip(
+                f"{verb} the {count} selected scripts as one batch, in order" if several else one
+            )
+            if several:
+                button.setEnabled(True)
+        if not several:
+            self._set_enabled(self.draft is not None)
+
+    def reveal(self, item_id: str) -> None:
+        """A batch card's "Open": the draft, open in the editor."""
+        self.activate()
+        self.run(self._reveal(item_id), "Could not open the draft")
+
+    async def _reveal(self, draft_id: str) -> None:
+        if self.list_model.row_of(draft_id) < 0:
+            await self.read_list()
+        await self.open_draft(draft_id)
 
     def _row_clicked(self, index: QModelIndex) -> None:
         draft_id = self.list_model.data(index, Qt.ItemDataRole.UserRole)

@@ -49,6 +49,12 @@ class ScriptsView(Protocol):
     async def open_draft(self, draft_id: str) -> None:
         """Open the stored draft in the editor."""
 
+    def selected_ids(self) -> list[str]:
+        """The drafts selected in the list, in the list's order (the open one alone, when one is)."""
+
+    def select_drafts(self, draft_ids: list[str]) -> None:
+        """Select these drafts in the list (a batch just opened)."""
+
     async def read_list(self) -> None:
         """Read the drafts' list again."""
 
