@@ -5,12 +5,14 @@ picked up.
 
     python -m tests.soak.kill_child generate DATA URL PROMPT   # Episodes → Generate…, the prompt, Generate
     python -m tests.soak.kill_child upload DATA URL FOLDER     # the folder dropped on Sources (one at a time)
+    python -m tests.soak.kill_child batch DATA URL FOLDER PODCAST  # the folder dropped on Scripts, Import, Send
     python -m tests.soak.kill_child resume DATA URL            # start, wait until everything is answered
 
 It prints one line per event, flushed: ``ready``; ``asked`` once Generate was pressed; ``entry ID
 STATE ATTEMPTS`` on each change of an outbox entry; ``upload NAME STATE SENT`` on each change of an
-upload's state. ``resume`` ends with one JSON line (``{"entries": [...], "uploads": [...]}``) once
-no request is unanswered and no upload unfinished, then closes the window and exits 0.
+upload's state; ``state S`` when the connection's state changes. ``resume`` ends with one JSON line
+(``{"entries": [...], "uploads": [...], "batches": [...]}``) once no request is unanswered, no
+upload unfinished and every batch of scripts ended, then closes the window and exits 0.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from castdeck.services.event_loop import new_event_loop
 from castdeck.services.session import ConnectionState
 from castdeck.services.settings import CONCURRENCY_KEY
 from castdeck.ui.dialogs.generate_dialog import GenerateDialog
+from castdeck.ui.scripts.batch_dialog import BatchSendDialog
 from tests.conftest import DEMO_KEY
 from tests.gui.helpers import drop_on
 
@@ -68,6 +71,7 @@ async def ready(app: CastdeckApp) -> None:
             say("upload", item.name, item.state, item.sent)
 
     app.background.uploads.itemChanged.connect(changed)
+    app.session.stateChanged.connect(lambda state: say("state", getattr(state, "value", state)))
     say("ready")
 
 
@@ -99,6 +103,25 @@ async def upload(app: CastdeckApp, folder: Path) -> None:
     await asyncio.sleep(3600)  # until killed
 
 
+async def batch(app: CastdeckApp, folder: Path, podcast_id: str, count: int) -> None:
+    """Drop a season on Scripts; its drafts come selected; Import…, the podcast, Send."""
+    await ready(app)
+    assert app.window is not None
+    pane = app.window.show_pane("Scripts")
+    await until(lambda: pane.hosts)
+    drop_on(pane, [folder], direct=pane.dropEvent)
+    await until(lambda: len(pane.selected_ids()) == count)
+    QTest.mouseClick(pane.import_button, Qt.MouseButton.LeftButton)
+    dialog = await until(lambda: pane.dialog if isinstance(pane.dialog, BatchSendDialog) else None)
+    await dialog.podcast_picker.wait_loaded()
+    dialog.podcast_picker.set_selected(podcast_id)
+    dialog.render_check.setChecked(False)
+    await until(lambda: dialog.send_button.isEnabled())
+    QTest.mouseClick(dialog.send_button, Qt.MouseButton.LeftButton)
+    say("asked")
+    await asyncio.sleep(3600)  # until killed
+
+
 async def resume(app: CastdeckApp) -> None:
     await ready(app)
     assert app.background is not None and app.window is not None
@@ -107,7 +130,8 @@ async def resume(app: CastdeckApp) -> None:
 
     def settled() -> bool:
         unsent = any(e.unsent for e in background.outbox.entries())
-        return not unsent and not any(i.state in UNFINISHED for i in background.uploads.items())
+        going = any(not progress.ended for progress in background.batches.batches())
+        return not unsent and not going and not any(i.state in UNFINISHED for i in background.uploads.items())
 
     await until(settled, timeout=300)
     say(json.dumps({
@@ -115,17 +139,24 @@ async def resume(app: CastdeckApp) -> None:
                      "resource_id": e.resource_id} for e in background.outbox.entries()],
         "uploads": [{"name": i.name, "state": i.state, "source_id": i.source_id, "error": i.error}
                     for i in background.uploads.items()],
+        "batches": [{"id": p.id, "summary": p.summary(),
+                     "items": [[i.title, i.state, i.episode_id] for i in p.items]}
+                    for p in background.batches.batches()],
     }))  # fmt: skip
     app.window.close()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=("generate", "upload", "resume"))
+    parser.add_argument("mode", choices=("generate", "upload", "batch", "resume"))
     parser.add_argument("data", type=Path)
     parser.add_argument("url")
     parser.add_argument("what", nargs="?")
+    parser.add_argument("podcast", nargs="?")
     args = parser.parse_args()
+    args.count = (
+        sum(1 for path in Path(args.what).iterdir() if path.suffix == ".txt") if args.mode == "batch" else 0
+    )
     os.environ["CASTDECK_BASE_URL"] = args.url
     os.environ["CASTDECK_API_KEY"] = DEMO_KEY
     QCoreApplication.setOrganizationName("CastdeckKill")
@@ -144,6 +175,8 @@ def main() -> int:
             work = asyncio.ensure_future(generate(castdeck, args.what))
         elif args.mode == "upload":
             work = asyncio.ensure_future(upload(castdeck, Path(args.what)))
+        elif args.mode == "batch":
+            work = asyncio.ensure_future(batch(castdeck, Path(args.what), args.podcast, args.count))
         else:
             work = asyncio.ensure_future(resume(castdeck))
         work.add_done_callback(

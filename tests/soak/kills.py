@@ -12,6 +12,9 @@ timeouts, kills the child with SIGKILL, starts it again, and returns what came o
 * :func:`kill_during_upload`: three files one at a time; one finished, the second half-sent (its
   body held by the proxy). After the restart all complete, with one successful PUT each and the
   finished one never sent again.
+* :func:`kill_during_batch`: twelve scripts dropped on Scripts and sent as one batch; after four
+  were accepted the connection is cut, and the app is killed while it waits to resend the fifth.
+  After the restart the podcast holds exactly twelve episodes, titled and ordered as the drafts.
 * :func:`kill_while_typing`: the existing typist (tests/gui/scripts_typist.py, as
   tests/gui/test_scripts_recovery.py runs it): at most the last 2 seconds of typing are lost.
 """
@@ -31,10 +34,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import wait_for
+import httpx
+
+from tests.conftest import DEMO_KEY, wait_for
 from tests.soak.service import Service, start_service
 
-__all__ = ["KillOutcome", "kill_during_generate", "kill_during_upload", "kill_while_typing"]
+__all__ = [
+    "KillOutcome",
+    "kill_during_batch",
+    "kill_during_generate",
+    "kill_during_upload",
+    "kill_while_typing",
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 180.0
@@ -161,6 +172,64 @@ def kill_during_generate(root: Path, held: str = "answer") -> KillOutcome:
             len(made) == 1 and len(outcome.facts["keys"]) == 1 and len(entries) == 1
             and entries[0]["state"] == "sent" and entries[0]["resource_id"] == made[0].id
         )  # fmt: skip
+        return outcome
+    finally:
+        service.stop()
+
+
+def kill_during_batch(root: Path, scripts: int = 12, accepted_first: int = 4) -> KillOutcome:
+    """A season of ``scripts`` sent as one batch; the line cut after ``accepted_first`` were accepted,
+    the app killed while it waits to resend the next; restart. Counted on the sandbox."""
+    outcome = KillOutcome(f"kill -9 during a batch of {scripts} scripts (the line cut first)")
+    service = start_service(root / "service", "--speed", "50", keep_api=True)
+    try:
+        token = uuid.uuid4().hex[:6]
+        headers = {"Authorization": f"Bearer {DEMO_KEY}"}
+        with httpx.Client(base_url=service.sandbox.base_url, headers=headers, timeout=30) as api:
+            host = api.get("/v1/hosts").json()["data"][0]
+            podcast = api.post(
+                "/v1/podcasts", json={"title": f"Batch {token}", "host_ids": [host["id"]]}
+            ).json()
+        folder = root / f"Season {token}"
+        folder.mkdir(parents=True)
+        titles = [f"{token} part {n:02d}" for n in range(1, scripts + 1)]
+        for title in titles:
+            (folder / f"{title}.txt").write_text(f"[{host['name']}]\nThis is {title} of the tides.\n")
+        posts = lambda: service.api.matching("POST", "/v1/episodes/import")  # noqa: E731
+        data = root / "app"
+        child = Child("batch", str(data), service.base_url, str(folder), podcast["data"]["id"])
+        child.wait_line(lambda line: line == "asked")
+        wait_for(lambda: sum(1 for s in posts() if s.status == 202) >= accepted_first, timeout=WAIT)
+        service.offline()
+        child.wait_line(lambda line: line == "state offline")
+        before = len([s for s in posts() if s.status == 202])
+        child.kill()
+        service.online()
+        outcome.lines.append(f"killed offline after {before} of {scripts} imports were accepted")
+        report = _resume(data, service)
+        with httpx.Client(base_url=service.sandbox.base_url, headers=headers, timeout=30) as api:
+            listed = api.get(
+                "/v1/episodes", params={"podcast_id": podcast["data"]["id"], "limit": 100}
+            ).json()
+        made = [(e["id"], e["title"]) for e in reversed(listed["data"])]  # the service lists newest first
+        answered = [s for s in posts() if s.status == 202]
+        batches = report["batches"]
+        outcome.facts = {
+            "titles": [title for _id, title in made],
+            "expected": titles,
+            "keys": len({s.idempotency_key for s in answered}),
+            "accepted_before_kill": before,
+            "batches": [(b["summary"], [item[2] for item in b["items"]]) for b in batches],
+            "episodes": [episode_id for episode_id, _t in made],
+        }
+        outcome.lines += [
+            f"episodes the podcast holds: {len(made)}, in order: {[t for _i, t in made] == titles}",
+            f"idempotency keys answered: {outcome.facts['keys']}; the batch: "
+            f"{batches[0]['summary'] if batches else 'none'}",
+        ]
+        outcome.ok = (
+            [t for _i, t in made] == titles and outcome.facts["keys"] == scripts and len(batches) == 1
+        )
         return outcome
     finally:
         service.stop()

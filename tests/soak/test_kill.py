@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.soak.kills import kill_during_generate, kill_during_upload
+from tests.soak.kills import kill_during_batch, kill_during_generate, kill_during_upload
 
 pytestmark = pytest.mark.skipif(
     sys.platform == "win32", reason="SIGKILL is POSIX; Windows has TerminateProcess"
@@ -51,4 +51,20 @@ def test_an_upload_queue_killed_mid_file_finishes_without_sending_a_finished_fil
         assert [p for p in puts if p == (True, 200)] == [(True, 200)], name  # one successful PUT each
     half_sent = [name for name, puts in sends.items() if (False, None) in puts]
     assert len(half_sent) == 1 and sends[half_sent[0]] == [(False, None), (True, 200)]
+    assert outcome.ok
+
+
+@pytest.mark.timeout(600)
+def test_a_batch_cut_off_and_killed_midway_ends_with_one_episode_per_draft_in_order(tmp_path: Path) -> None:
+    """Twelve scripts, the line cut after four were accepted, the app killed while offline: after
+    the restart the podcast holds twelve episodes, titled and ordered as the drafts (on the sandbox)."""
+    outcome = kill_during_batch(tmp_path)
+    print("\n" + outcome.text())
+    facts = outcome.facts
+    assert facts["accepted_before_kill"] >= 4
+    assert facts["titles"] == facts["expected"]  # twelve, each once, in the drafts' order, with their titles
+    assert facts["keys"] == 12  # each script its own key; none sent under a second one
+    ((summary, episodes),) = facts["batches"]
+    assert summary == "12 of 12 accepted, 12 finished"
+    assert episodes == facts["episodes"]  # each draft's episode is the one the podcast holds in its place
     assert outcome.ok
