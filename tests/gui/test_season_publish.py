@@ -176,3 +176,27 @@ async def test_a_selection_unpublished_at_once_comes_back_with_undo_then_is_dele
     assert remaining == []
     assert pane.model.rowCount() == 0 and pane.details.heading.text() == ""
     await quiet()
+
+
+@pytest.mark.asyncio
+async def test_a_season_is_selected_among_the_cards_as_in_the_table(
+    qtbot: QtBot, session: Session, background: Background
+) -> None:
+    show = await new_podcast(session, f"Cards show {uuid.uuid4().hex[:6]}")
+    drafts = await rendered_drafts(session, show.id, ["First light", "High water", "Ebb"])
+    pane = await make_pane(qtbot, session, background, show)
+    for episode in drafts:
+        await until(lambda e=episode: pane.model.row_of(e.id) >= 0)
+    pane.set_view("cards")
+    view = pane.cards_view
+    assert view is not None
+    await until(lambda: view.visualRect(pane.proxy.index(2, 0)).isValid())
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     view.card_rect(pane.proxy.index(0, 0)).center())  # fmt: skip
+    for row in (1, 2):  # Ctrl+click adds a card, as in the table
+        QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier,
+                         view.card_rect(pane.proxy.index(row, 0)).center())  # fmt: skip
+    await until(lambda: pane.details.heading.text() == "3 episodes selected")
+    assert sorted(e.title for e in pane.selected_items()) == ["Ebb", "First light", "High water"]
+    assert pane.season_button.isVisible()
+    await quiet()

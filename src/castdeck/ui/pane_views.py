@@ -151,6 +151,7 @@ class PaneViews(QObject):
             view = CardView(self.pane, self.stack)
             view.setAccessibleName(f"{self.pane.title} cards")
             view.setModel(self.pane.proxy)
+            view.setSelectionMode(self.table.selectionMode())  # a season is selected in cards too
             own = view.selectionModel()
             view.setSelectionModel(self.table.selectionModel())
             if own is not None:
