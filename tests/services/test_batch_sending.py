@@ -168,3 +168,38 @@ async def test_a_batch_cut_off_and_quit_midway_ends_with_one_episode_per_draft(
 
 
 TITLE = "title_owed"
+
+
+@pytest.mark.asyncio
+async def test_a_generated_batch_stopped_midway_goes_on_after_a_restart_without_the_hosts(
+    sandbox: RunningSandbox, on_line: OnLine, cache: Cache, tmp_path: Path
+) -> None:
+    """Generate needs every label's host: the plan pins the hosts the check found (by name here),
+    so the drafts whose turn comes after a restart go out before any host list is read again."""
+    background, line = on_line.background, on_line.line
+    show, hosts = await podcast(on_line), await hosts_of(on_line)
+    token = uuid.uuid4().hex[:6]
+    names = [h.name for h in hosts[:2]]
+    texts = [
+        f"# {token} part {n}\n[{names[0]}]\nPart {n} begins.\n\n[{names[1]}]\nAnd ends.\n" for n in (1, 2, 3)
+    ]
+    drafts = await drafts_of(background, texts)
+    line.hold_requests("POST", "/v1/episodes/generate")  # the first waits on the line: nothing is answered
+    progress = await background.batches.send(
+        [d.id for d in drafts], "generate", podcast_id=show.id, render=False, hosts=hosts, balance=None
+    )
+    stored = [background.drafts.store.get(d.id) for d in drafts]
+    assert all(d is not None and set(d.mapping) == set(names) for d in stored)  # the hosts pinned
+    await until(lambda: line.holding.is_set())
+    await background.close()  # quit with the first request on the line
+    line.release()
+    async with restarted(sandbox, cache, line, tmp_path) as (_session, again):
+        done = await until(lambda: ended(again, progress.id), timeout=180)
+        assert done.summary() == "3 of 3 accepted, 3 finished"
+        await until(lambda: all(TITLE not in (again.drafts.store.get(d.id) or d).options for d in drafts))
+        assert [t for _i, t in await episodes_oldest_first(on_line, show.id)] == [
+            f"{token} part {n}" for n in (1, 2, 3)
+        ]
+        posts = line.to("POST", "/v1/episodes/generate")
+        assert len({s.idempotency_key for s in posts}) == 3
+        await all_quiet(again)

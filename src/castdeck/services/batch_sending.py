@@ -46,6 +46,7 @@ from castdeck.store.outbox import REJECTED, OutboxEntry
 from .drafts import Drafts
 from .jobs import JobTracker
 from .outbox import Outbox
+from .runtime import run_on
 from .script_sending import ACTIONS, NotReady, ScriptSender, episode_title
 from .session import Session
 from .work import Work
@@ -84,6 +85,8 @@ class PlannedScript:
     resolved: dict[str, str] = field(default_factory=dict)
     """Every label's host as the check found it (by the mapping or by name): pinned on the draft
     when it is generated, so that its turn needs no host list."""
+    details: tuple[str, ...] = ()
+    """Every problem that keeps it back, one a line (``Line 3, column 1: ...``)."""
 
     @property
     def ready(self) -> bool:
@@ -230,6 +233,12 @@ class BatchProgress:
         return f"{verb} of {self.size} script{'s' * (self.size != 1)}"
 
 
+_Checked = tuple[
+    dict[str, Any] | None, str | None, tuple[str, ...], tuple[str, ...], float, int, dict[str, str]
+]
+"""One script checked: its body (with a stand-in podcast), what keeps it back and where, the labels
+no host answers to, its seconds and credits, and the host of each label."""
+_CHECKS_KEPT = 512
 _NO_PODCAST_YET = "00000000-0000-4000-8000-000000000000"
 """Checked before a podcast is chosen, a body is checked with this one in its place."""
 
@@ -255,6 +264,7 @@ class BatchSender(QObject):
         self._batches: dict[str, BatchProgress] = {}
         self._members: dict[str, Draft] = {}  # draft id -> the draft as last known (without its text)
         self._pumps: dict[str, asyncio.Task[None]] = {}
+        self._checked: dict[tuple[Any, ...], _Checked] = {}  # see plan()
         self._keys: set[str] = set()  # the idempotency keys planned for batches (their cards are the batch's)
         self._answered = asyncio.Event()  # set on every outbox change: a pump waiting for its answer looks
         self._closed = False
@@ -266,38 +276,62 @@ class BatchSender(QObject):
 
     def plan(self, drafts: Iterable[Draft], action: str, *, podcast_id: str | None, render: bool,
              hosts: list[HostRef] | None, balance: float | None) -> BatchPlan:  # fmt: skip
-        """The drafts (with their text) checked together for ``action``, in the order given."""
+        """The drafts (with their text) checked together for ``action``, in the order given. Each
+        script's check is kept (by its text, its mapping, the action and the hosts): choosing a
+        host for a label, or another podcast, checks again only what changed. Pure work, no Qt:
+        :meth:`plan_off_thread` runs it away from the UI thread."""
         if action not in ACTIONS:
             raise ValueError(f"unknown action {action!r}")
+        known = tuple((h.id, h.name) for h in hosts) if hosts is not None else None
         planned: list[PlannedScript] = []
         for draft in drafts:
-            analysis = analyze(draft.text, hosts=hosts, mapping=draft.mapping)
-            labels: tuple[str, ...] = ()
-            if hosts is not None:
-                labels = tuple(
-                    label for label, found in analysis.resolutions.items() if found.host_id is None
-                )
-            resolved = {
-                label: found.host_id for label, found in analysis.resolutions.items() if found.host_id
-            }
+            key = (draft.text, tuple(sorted(draft.mapping.items())), action, known)
+            checked = self._checked.get(key)
+            if checked is None:
+                checked = self._check_one(draft, action, hosts)
+                if len(self._checked) >= _CHECKS_KEPT:
+                    self._checked.pop(next(iter(self._checked)))
+                self._checked[key] = checked
+            template, problem, details, labels, seconds, credits, resolved = checked
             body: dict[str, Any] | None = None
-            problem: str | None = None
             if draft.state == QUEUED:
-                problem = "already waiting to be sent"
+                problem, details = "already waiting to be sent", ()
             elif draft.state in (IMPORTED, GENERATED):
-                problem = (f"already {draft.state} as an episode; send it alone to make another "
-                           "(a batch never makes a second episode of a script by mistake)")  # fmt: skip
-            else:
-                try:
-                    body = self.scripts.check(draft, action, podcast_id=podcast_id or _NO_PODCAST_YET,
-                                              render=render, hosts=hosts)  # fmt: skip
-                except NotReady as error:
-                    problem = str(error)
-            estimate = analysis.estimate
-            planned.append(
-                PlannedScript(draft, body, problem, labels, estimate.seconds, estimate.credits, resolved)
-            )
+                problem, details = (f"already {draft.state} as an episode; send it alone to make another (a batch "
+                                    "never makes a second episode of a script by mistake)"), ()  # fmt: skip
+            elif template is not None:
+                body = {**template, "podcast_id": podcast_id or _NO_PODCAST_YET, "render": render}
+            planned.append(PlannedScript(draft, body, problem, labels, seconds, credits, resolved, details))
         return BatchPlan(action, podcast_id, render, planned, balance)
+
+    async def plan_off_thread(self, drafts: list[Draft], action: str, *, podcast_id: str | None, render: bool,
+                              hosts: list[HostRef] | None, balance: float | None) -> BatchPlan:  # fmt: skip
+        """:meth:`plan` on the runtime's files thread (fifty long scripts take a few frames' time)."""
+        return await run_on(
+            self.session.runtime.files,
+            lambda: self.plan(
+                drafts, action, podcast_id=podcast_id, render=render, hosts=hosts, balance=balance
+            ),
+        )
+
+    def _check_one(self, draft: Draft, action: str, hosts: list[HostRef] | None) -> _Checked:
+        analysis = analyze(draft.text, hosts=hosts, mapping=draft.mapping)
+        labels: tuple[str, ...] = ()
+        if hosts is not None:
+            labels = tuple(label for label, found in analysis.resolutions.items() if found.host_id is None)
+        resolved = {label: found.host_id for label, found in analysis.resolutions.items() if found.host_id}
+        template: dict[str, Any] | None = None
+        problem: str | None = None
+        details: tuple[str, ...] = ()
+        try:
+            template = self.scripts.check(
+                draft, action, podcast_id=_NO_PODCAST_YET, render=False, hosts=hosts
+            )
+        except NotReady as error:
+            problem = str(error)
+            details = tuple(f"Line {p.line + 1}, column {p.column + 1}: {p.message}" for p in error.problems)
+        estimate = analysis.estimate
+        return template, problem, details, labels, estimate.seconds, estimate.credits, resolved
 
     # --- sending -----------------------------------------------------------------------------------------------
 
@@ -312,7 +346,8 @@ class BatchSender(QObject):
         await self.drafts.flush()
         found = [await self.drafts.get(draft_id) for draft_id in draft_ids]
         drafts = [draft for draft in found if draft is not None]
-        plan = self.plan(drafts, action, podcast_id=podcast_id, render=render, hosts=hosts, balance=balance)
+        plan = await self.plan_off_thread(drafts, action, podcast_id=podcast_id, render=render, hosts=hosts,
+                                          balance=balance)  # fmt: skip
         ready = plan.ready
         if not ready:
             first = plan.held[0] if plan.held else None

@@ -345,6 +345,9 @@ class ScriptActions(QObject):
 
         settings = self.session.runtime.settings
         if values is None:
+            # checked once off the UI thread first: the dialog's own checks then find each script's
+            await batches.plan_off_thread(drafts, action, podcast_id=settings.last_podcast, render=False,
+                                          hosts=hosts, balance=balance)  # fmt: skip
             dialog = BatchSendDialog(self.session, drafts, planner, action=action, hosts=hosts,
                                      podcast_id=settings.last_podcast, render=settings.render_on_send,
                                      parent=self._parent)  # fmt: skip

@@ -227,7 +227,7 @@ class BatchSendDialog(FittedDialog):
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if column == 4:
-                    item.setToolTip(text)
+                    item.setToolTip("\n".join(script.details) if script.details else text)
                     if not script.ready:
                         item.setForeground(QColor(tone("problem")))
                 if column in (2, 3):
