@@ -16,6 +16,7 @@ import sys
 __all__ = ["COMMANDS", "dispatch"]
 
 COMMANDS: dict[str, str] = {
+    "import": "import_scripts",
     "publish": "publish",
     "script": "script",
     "transcript": "transcript",

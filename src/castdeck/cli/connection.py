@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["Problem", "connection"]
+__all__ = ["Problem", "connection", "profile_connection"]
 
 
 class Problem(Exception):
@@ -17,11 +17,18 @@ class Problem(Exception):
 
 def connection(profile_name: str | None) -> tuple[str, str]:
     """The service address and key: the environment, else the saved profile."""
+    _name, base_url, key = profile_connection(profile_name)
+    return base_url, key
+
+
+def profile_connection(profile_name: str | None) -> tuple[str, str, str]:
+    """The profile's name (``ENV_PROFILE`` for the environment's), the service address and key:
+    the environment, else the saved profile. The app keeps its outbox and jobs under that name."""
     from castdeck.services.profiles import KeyStore, ProfileStore, environment_profile
 
     env = environment_profile()
     if env is not None and profile_name is None:
-        return env[0].base_url, env[1]
+        return env[0].name, env[0].base_url, env[1]
     from PySide6.QtCore import QCoreApplication
 
     QCoreApplication.setOrganizationName("Castdeck")  # the app's settings, where its profiles are
@@ -38,4 +45,4 @@ def connection(profile_name: str | None) -> tuple[str, str]:
     key = os.environ.get("CASTDECK_API_KEY") or KeyStore().get(profile.name)
     if not key:
         raise Problem(f"no API key for the profile {name!r}: set CASTDECK_API_KEY", 2)
-    return profile.base_url, key
+    return profile.name, profile.base_url, key

@@ -15,7 +15,7 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -108,19 +108,30 @@ def _wanted(problem: Problem, target: str) -> bool:
     return target == BOTH or problem.scope in (BOTH, target)
 
 
-def check_file(path: Path, hosts: list[HostRef] | None, target: str = BOTH) -> BatchScript:
-    """One file checked, with its estimate (raises :class:`ScriptFileError` when it cannot be read)."""
-    text, _ = read_script_file(path)
+def check_file(
+    path: Path,
+    hosts: list[HostRef] | None,
+    target: str = BOTH,
+    *,
+    text: str | None = None,
+    mapping: Mapping[str, str] | None = None,
+) -> BatchScript:
+    """One file checked, with its estimate (raises :class:`ScriptFileError` when it cannot be read).
+    ``text``: the file's text when it was read already; ``mapping``: label -> host id, for a text
+    script (a structured one names its hosts)."""
+    if text is None:
+        text, _ = read_script_file(path)
     if path.suffix.lower() == ".json":
         script, problems = read_structured(text, hosts=hosts)  # a plain NAME stands for an id too
         turns = [(s.host_id, s.text) for c in script.chapters for s in c.segments] if script else []
         checked = BatchScript(str(path), problems, estimate_turns(turns))
     else:
-        checked = check_script(str(path), text, hosts=hosts)
+        checked = check_script(str(path), text, hosts=hosts, mapping=mapping)
     return replace(checked, problems=[p for p in checked.problems if _wanted(p, target)])
 
 
-def _line(path: Path, problem: Problem) -> str:
+def problem_line(path: Path, problem: Problem) -> str:
+    """``FILE:LINE:COL: SEVERITY: MESSAGE``, lines and columns counted from 1."""
     return f"{path}:{problem.line + 1}:{problem.column + 1}: {problem.severity}: {problem.message}"
 
 
@@ -163,7 +174,7 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
             report.append({"file": str(path), "problems": [_as_json(p) for p in problems]})
         else:
             for problem in problems:
-                print(_line(path, problem), file=out)
+                print(problem_line(path, problem), file=out)
     batch = Batch(checked)
     budget = batch.budget(args.balance, args.target) if args.balance is not None else None
     if budget is not None and not budget.enough and status == OK:
@@ -187,9 +198,8 @@ def batch_summary(batch: Batch, budget: Budget | None, target: str = BOTH) -> li
     scripts = batch.scripts
     if len(scripts) < 2 and budget is None:
         return []
-    lines = [
-        f"{len(scripts)} scripts: {duration_text(batch.seconds)} of narration, {batch.credits:,} credits"
-    ]
+    size = _count(len(scripts), "script")
+    lines = [f"{size}: {duration_text(batch.seconds)} of narration, {batch.credits:,} credits"]
     for label, names in batch.unresolved().items():
         where = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
         lines.append(f"the label “{label}” has no host in {_count(len(names), 'script')} ({where})")
@@ -246,7 +256,7 @@ def _report(path: Path, problems: Iterable[Problem]) -> int:
     errors = 0
     for problem in problems:
         errors += problem.is_error
-        print(_line(path, problem), file=sys.stderr)
+        print(problem_line(path, problem), file=sys.stderr)
     return errors
 
 
