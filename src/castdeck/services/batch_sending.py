@@ -390,7 +390,8 @@ class BatchSender(QObject):
         task.add_done_callback(lambda _t: self._pumps.pop(batch_id, None))
 
     async def _pump(self, batch_id: str) -> None:
-        """Send the batch's queued drafts in order, each once the one before is answered."""
+        """Send the batch's queued drafts in order, each once the one before is answered (its draft's
+        new state is the sender's to write meanwhile: it need not hold the next one back)."""
         while not self._closed:
             queued = sorted(
                 (d for d in self._members.values() if d.state == QUEUED and (_batch_of(d) or {}).get("id") == batch_id),
@@ -398,18 +399,18 @@ class BatchSender(QObject):
             )  # fmt: skip
             if not queued:
                 return
-            first = queued[0]
-            entry = self._entry_of(first)
-            if entry is not None:
+            for draft in queued:
+                entry = self._entry_of(draft)
+                if entry is None:
+                    await self._submit(draft)
+                    break
                 if entry.unsent:  # its answer holds the batch (the outbox resends it with its key)
                     self._answered.clear()
                     await self._answered.wait()
-                    continue
-                # answered: the sender settles the draft; wait for it to say so
+                    break
+            else:  # every one answered: until the sender has settled them
                 self._answered.clear()
                 await self._answered.wait()
-                continue
-            await self._submit(first)
 
     def _entry_of(self, draft: Draft) -> OutboxEntry | None:
         """The outbox write of a queued draft: the one it names, else one already stored under its key
@@ -460,14 +461,14 @@ class BatchSender(QObject):
         """At start (after the sender's reconcile, before the outbox resends): know every batch, and
         go on sending those of this profile that were not finished."""
         await self.outbox.load()
+        profile = self.session.profile.name
         for draft in await self.drafts.list_drafts():
-            if _batch_of(draft) is not None:
+            if _batch_of(draft) is not None and draft.profile == profile:  # another profile's are its own
                 self._members[draft.id] = draft
                 if draft.retry_key:
                     self._keys.add(draft.retry_key)
         for batch_id in {(_batch_of(d) or {})["id"] for d in self._members.values()}:
             self._rebuild(batch_id)
-        profile = self.session.profile.name
         for draft in list(self._members.values()):
             batch = _batch_of(draft)
             if batch is None or draft.state != QUEUED or draft.profile != profile:
