@@ -27,22 +27,34 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
 from castdeck.api import new_idempotency_key
 from castdeck.scripts import HostRef, analyze
-from castdeck.scripts.batch import duration_text
-from castdeck.scripts.lines import label_key
 from castdeck.store.drafts import DRAFT, GENERATED, IMPORTED, QUEUED, Draft
 from castdeck.store.jobs import Job
 from castdeck.store.outbox import REJECTED, OutboxEntry
 
+from .batch_plan import (
+    ACCEPTED,
+    BATCH,
+    FAILED,
+    FINISHED,
+    REFUSED,
+    REMOVED,
+    SENDING,
+    WAITING,
+    BatchItem,
+    BatchPlan,
+    BatchProgress,
+    OverBalance,
+    PlannedScript,
+    batch_of,
+)
 from .drafts import Drafts
 from .jobs import JobTracker
 from .outbox import Outbox
@@ -51,187 +63,9 @@ from .script_sending import ACTIONS, NotReady, ScriptSender, episode_title
 from .session import Session
 from .work import Work
 
-__all__ = [
-    "BATCH",
-    "BatchItem",
-    "BatchPlan",
-    "BatchProgress",
-    "BatchSender",
-    "OverBalance",
-    "PlannedScript",
-]
+__all__ = ["BATCH", "BatchItem", "BatchPlan", "BatchProgress", "BatchSender", "OverBalance", "PlannedScript"]
 
 log = logging.getLogger(__name__)
-
-BATCH = "batch"
-"""In a draft's options: ``{"id", "index", "size", "outcome"?}``, the batch it was sent in."""
-
-WAITING, SENDING, ACCEPTED, FINISHED, FAILED, REFUSED, REMOVED = (
-    "waiting", "sending", "accepted", "finished", "failed", "refused", "removed",
-)  # fmt: skip
-
-
-@dataclass(frozen=True)
-class PlannedScript:
-    """One draft of a batch as checked: what it would send, or why it is held back."""
-
-    draft: Draft
-    body: dict[str, Any] | None
-    problem: str | None
-    labels: tuple[str, ...]
-    """Labels no host answers to (mapped once for the batch, they are mapped for every script)."""
-    seconds: float
-    credits: int
-    resolved: dict[str, str] = field(default_factory=dict)
-    """Every label's host as the check found it (by the mapping or by name): pinned on the draft
-    when it is generated, so that its turn needs no host list."""
-    details: tuple[str, ...] = ()
-    """Every problem that keeps it back, one a line (``Line 3, column 1: ...``)."""
-
-    @property
-    def ready(self) -> bool:
-        return self.body is not None
-
-
-@dataclass(frozen=True)
-class BatchPlan:
-    """The drafts checked together, in their order, and what the ready ones hold against the balance."""
-
-    action: str
-    podcast_id: str | None
-    render: bool
-    scripts: list[PlannedScript]
-    balance: float | None
-
-    @property
-    def ready(self) -> list[PlannedScript]:
-        return [script for script in self.scripts if script.ready]
-
-    @property
-    def held(self) -> list[PlannedScript]:
-        return [script for script in self.scripts if not script.ready]
-
-    @property
-    def credits(self) -> int:
-        """What the scripts that would be sent hold, each its own estimate."""
-        return sum(script.credits for script in self.ready)
-
-    @property
-    def seconds(self) -> float:
-        return sum(script.seconds for script in self.ready)
-
-    @property
-    def short_by(self) -> int:
-        """Credits the balance lacks for every ready script (0: it holds them all, or is unknown)."""
-        if self.balance is None:
-            return 0
-        return max(0, self.credits - math.floor(self.balance))
-
-    @property
-    def fits(self) -> int:
-        """How many of the ready scripts, in order, the balance holds (all when it is unknown)."""
-        if self.balance is None:
-            return len(self.ready)
-        running = 0
-        for count, script in enumerate(self.ready):
-            running += script.credits
-            if running > self.balance:
-                return count
-        return len(self.ready)
-
-    def unresolved(self) -> dict[str, list[str]]:
-        """Each label no host answers to (as first spelled) and the drafts that use it, in order."""
-        found: dict[str, tuple[str, list[str]]] = {}
-        for script in self.scripts:
-            for label in script.labels:
-                _spelled, names = found.setdefault(label_key(label), (label, []))
-                if script.draft.title not in names:
-                    names.append(script.draft.title)
-        return {spelled: names for spelled, names in found.values()}
-
-    def budget_text(self) -> str:
-        """What the batch holds, against the balance when it is known."""
-        ready = self.ready
-        text = (f"{len(ready)} script{'s' * (len(ready) != 1)}: {duration_text(self.seconds)} of narration, "
-                f"about {self.credits:,} credits")  # fmt: skip
-        if self.balance is None:
-            return text + " (the balance is not known now)."
-        balance = math.floor(self.balance)
-        if not self.short_by:
-            return text + f" of the balance of {balance:,}."
-        fits = self.fits
-        first = sum(script.credits for script in ready[:fits])
-        which = (f"the first {fits} ({', '.join(s.draft.title for s in ready[:fits][:3])}"
-                 f"{', …' if fits > 3 else ''}: {first:,} credits) fit" if fits else "not even the first fits")  # fmt: skip
-        return (text + f": {self.short_by:,} more than the balance of {balance:,}. Of the scripts in order, "
-                f"{which}.")  # fmt: skip
-
-
-class OverBalance(NotReady):
-    """The batch holds more credits than the balance: nothing was sent."""
-
-    def __init__(self, plan: BatchPlan) -> None:
-        super().__init__("Not sent: " + plan.budget_text())
-        self.plan = plan
-
-
-@dataclass(frozen=True)
-class BatchItem:
-    """One draft of a sent batch, as it stands."""
-
-    draft_id: str
-    title: str
-    index: int
-    state: str
-    """waiting (its turn has not come), sending (its write is in the outbox), accepted, finished,
-    failed (its generation failed), refused (the service, or a check at its turn, said no), removed."""
-    episode_id: str | None = None
-    message: str | None = None
-
-
-@dataclass(frozen=True)
-class BatchProgress:
-    """A sent batch: its drafts in order and how far each has come."""
-
-    id: str
-    action: str
-    podcast_id: str | None
-    items: tuple[BatchItem, ...] = field(default_factory=tuple)
-
-    def count(self, *states: str) -> int:
-        return sum(1 for item in self.items if item.state in states)
-
-    @property
-    def size(self) -> int:
-        return len(self.items)
-
-    @property
-    def accepted(self) -> int:
-        return self.count(ACCEPTED, FINISHED, FAILED)
-
-    @property
-    def ended(self) -> bool:
-        """Nothing more will happen by itself: every draft was answered and every generation ended."""
-        return not self.count(WAITING, SENDING, ACCEPTED)
-
-    def summary(self) -> str:
-        """``7 of 12 accepted, 3 finished, 1 refused``."""
-        parts = [f"{self.accepted} of {self.size} accepted"]
-        for state, word in (
-            (FINISHED, "finished"),
-            (FAILED, "failed"),
-            (REFUSED, "refused"),
-            (REMOVED, "deleted"),
-        ):
-            if self.count(state):
-                parts.append(f"{self.count(state)} {word}")
-        return ", ".join(parts)
-
-    @property
-    def title(self) -> str:
-        verb = "Import" if self.action == "import" else "Generation"
-        return f"{verb} of {self.size} script{'s' * (self.size != 1)}"
-
 
 _Checked = tuple[
     dict[str, Any] | None, str | None, tuple[str, ...], tuple[str, ...], float, int, dict[str, str]
@@ -241,11 +75,6 @@ no host answers to, its seconds and credits, and the host of each label."""
 _CHECKS_KEPT = 512
 _NO_PODCAST_YET = "00000000-0000-4000-8000-000000000000"
 """Checked before a podcast is chosen, a body is checked with this one in its place."""
-
-
-def _batch_of(draft: Draft) -> dict[str, Any] | None:
-    batch = draft.options.get(BATCH)
-    return batch if isinstance(batch, dict) and isinstance(batch.get("id"), str) else None
 
 
 class BatchSender(QObject):
@@ -394,8 +223,8 @@ class BatchSender(QObject):
         new state is the sender's to write meanwhile: it need not hold the next one back)."""
         while not self._closed:
             queued = sorted(
-                (d for d in self._members.values() if d.state == QUEUED and (_batch_of(d) or {}).get("id") == batch_id),
-                key=lambda d: int((_batch_of(d) or {}).get("index", 0)),
+                (d for d in self._members.values() if d.state == QUEUED and (batch_of(d) or {}).get("id") == batch_id),
+                key=lambda d: int((batch_of(d) or {}).get("index", 0)),
             )  # fmt: skip
             if not queued:
                 return
@@ -463,14 +292,14 @@ class BatchSender(QObject):
         await self.outbox.load()
         profile = self.session.profile.name
         for draft in await self.drafts.list_drafts():
-            if _batch_of(draft) is not None and draft.profile == profile:  # another profile's are its own
+            if batch_of(draft) is not None and draft.profile == profile:  # another profile's are its own
                 self._members[draft.id] = draft
                 if draft.retry_key:
                     self._keys.add(draft.retry_key)
-        for batch_id in {(_batch_of(d) or {})["id"] for d in self._members.values()}:
+        for batch_id in {(batch_of(d) or {})["id"] for d in self._members.values()}:
             self._rebuild(batch_id)
         for draft in list(self._members.values()):
-            batch = _batch_of(draft)
+            batch = batch_of(draft)
             if batch is None or draft.state != QUEUED or draft.profile != profile:
                 continue
             entry = self._entry_of(draft)
@@ -538,7 +367,7 @@ class BatchSender(QObject):
         return True
 
     def _remember(self, draft: Draft) -> None:
-        if _batch_of(draft) is None:
+        if batch_of(draft) is None:
             return
         if draft.retry_key:
             self._keys.add(draft.retry_key)
@@ -547,12 +376,12 @@ class BatchSender(QObject):
         self._answered.set()
 
     def _rebuild_for(self, draft: Draft) -> None:
-        batch = _batch_of(draft)
+        batch = batch_of(draft)
         if batch is not None:
             self._rebuild(batch["id"])
 
     def _draft_changed(self, draft: Draft) -> None:
-        if _batch_of(draft) is not None or draft.id in self._members:
+        if batch_of(draft) is not None or draft.id in self._members:
             self._remember(draft)
 
     def _entry_changed(self, _entry: OutboxEntry) -> None:
@@ -562,7 +391,7 @@ class BatchSender(QObject):
         if job.kind != "episode" or not job.finished:
             return
         for draft in list(self._members.values()):
-            batch = _batch_of(draft)
+            batch = batch_of(draft)
             if batch is None or draft.episode_id != job.resource_id or batch.get("outcome") == job.state:
                 continue
             options = {**draft.options, BATCH: {**batch, "outcome": job.state}}
@@ -573,7 +402,7 @@ class BatchSender(QObject):
 
     async def _keep_outcome(self, draft_id: str, outcome: str) -> None:
         draft = await self.drafts.get(draft_id)
-        batch = _batch_of(draft) if draft is not None else None
+        batch = batch_of(draft) if draft is not None else None
         if draft is None or batch is None:
             return
         with contextlib.suppress(KeyError):
@@ -583,8 +412,8 @@ class BatchSender(QObject):
 
     def _rebuild(self, batch_id: str) -> BatchProgress:
         members = sorted(
-            (d for d in self._members.values() if (_batch_of(d) or {}).get("id") == batch_id),
-            key=lambda d: int((_batch_of(d) or {}).get("index", 0)),
+            (d for d in self._members.values() if (batch_of(d) or {}).get("id") == batch_id),
+            key=lambda d: int((batch_of(d) or {}).get("index", 0)),
         )
         items = tuple(self._item(draft) for draft in members)
         first = members[0] if members else None
@@ -602,7 +431,7 @@ class BatchSender(QObject):
         return progress
 
     def _item(self, draft: Draft) -> BatchItem:
-        batch = _batch_of(draft) or {}
+        batch = batch_of(draft) or {}
         index = int(batch.get("index", 0))
         title = episode_title(draft) or draft.title
         message = str(draft.problem.get("message") or "") if draft.problem else None

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from castdeck.services.batch_sending import BatchItem, BatchProgress
+from castdeck.services.batch_plan import BatchItem, BatchProgress
 
 from ..accessible import shows_value
 from ..palette import tone

@@ -17,10 +17,9 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from castdeck.scripts import parse_text
 from castdeck.scripts.edits import Edit, label_edits, segment_label_edit
 from castdeck.scripts.lines import label_key
-from castdeck.services.batch_sending import BATCH, BatchPlan, BatchProgress
+from castdeck.services.batch_plan import BATCH, BatchPlan, BatchProgress, mapped_for_all
 from castdeck.services.drafts import FileChangedError
 from castdeck.services.script_batches import opened_summary, script_files
 from castdeck.services.script_sending import NotReady, Refusal
@@ -348,14 +347,19 @@ class ScriptActions(QObject):
             # checked once off the UI thread first: the dialog's own checks then find each script's
             await batches.plan_off_thread(drafts, action, podcast_id=settings.last_podcast, render=False,
                                           hosts=hosts, balance=balance)  # fmt: skip
-            dialog = BatchSendDialog(self.session, drafts, planner, action=action, hosts=hosts,
-                                     podcast_id=settings.last_podcast, render=settings.render_on_send,
-                                     parent=self._parent)  # fmt: skip
-            self.dialog = dialog
-            accepted = await run_dialog(dialog)
-            values = dialog.values()
-            dialog.deleteLater()
-            if not accepted:
+            values = await self._answer(
+                BatchSendDialog(
+                    self.session,
+                    drafts,
+                    planner,
+                    action=action,
+                    hosts=hosts,
+                    podcast_id=settings.last_podcast,
+                    render=settings.render_on_send,
+                    parent=self._parent,
+                )
+            )
+            if values is None:
                 return None
             settings.set_render_on_send(bool(values["render"]))
         podcast_id = str(values.get("podcast_id") or "")
@@ -363,7 +367,7 @@ class ScriptActions(QObject):
             settings.set_last_podcast(podcast_id)
         shared: dict[str, str] = dict(values.get("shared") or {})
         if shared:  # mapped once for all: each script that uses the label keeps its host
-            for mapped in await self.drafts.update_many(_mapped_for_all(drafts, shared)):
+            for mapped in await self.drafts.update_many(mapped_for_all(drafts, shared)):
                 if view.draft is not None and mapped.id == view.draft.id:  # the open one shows it
                     view.draft = view.draft.evolve(mapping=mapped.mapping)
                     view.reanalyze()
@@ -398,14 +402,18 @@ class ScriptActions(QObject):
             # the draft's podcast, else the one the last draft went to (not simply the first listed)
             settings = self.session.runtime.settings
             podcast_id = draft.options.get("podcast_id") or settings.last_podcast
-            dialog = SendDialog(self.session, action, analysis, podcast_id=podcast_id if isinstance(podcast_id, str) else None,
-                                render=bool(draft.options.get("render", settings.render_on_send)), balance=view.balance()[0],
-                                parent=self._parent)  # fmt: skip
-            self.dialog = dialog
-            accepted = await run_dialog(dialog)
-            values = dialog.values()
-            dialog.deleteLater()
-            if not accepted:
+            values = await self._answer(
+                SendDialog(
+                    self.session,
+                    action,
+                    analysis,
+                    podcast_id=podcast_id if isinstance(podcast_id, str) else None,
+                    render=bool(draft.options.get("render", settings.render_on_send)),
+                    balance=view.balance()[0],
+                    parent=self._parent,
+                )
+            )
+            if values is None:
                 return None
             if values.get("podcast_id"):
                 settings.set_last_podcast(str(values["podcast_id"]))
@@ -429,6 +437,15 @@ class ScriptActions(QObject):
                 f"Sending the {what}; its card in Jobs (Ctrl+J) follows it. The draft stays editable."
             )
         return queued
+
+    async def _answer(self, dialog: SendDialog | BatchSendDialog) -> dict[str, Any] | None:
+        """What the creator chose in ``dialog`` (opened over the pane, kept as ``dialog`` for the
+        tests); None when they cancelled."""
+        self.dialog = dialog
+        accepted = await run_dialog(dialog)
+        values = dialog.values()
+        dialog.deleteLater()
+        return values if accepted else None
 
     async def choose_hosts(self, labels: list[str], message: str, again: str | None = None) -> bool:
         """The mapping, opened on ``labels``; True when hosts were chosen for them."""
@@ -506,16 +523,3 @@ class ScriptActions(QObject):
             and view.draft is not None
         ):
             await self.send_now(action, values=dict(view.draft.options))
-
-
-def _mapped_for_all(drafts: list[Draft], shared: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
-    """Each draft that uses a label of ``shared``, with that label's host in its mapping."""
-    keys = {label_key(label): (label, host) for label, host in shared.items()}
-    changes: list[tuple[str, dict[str, Any]]] = []
-    for draft in drafts:
-        used = {label_key(label) for label in parse_text(draft.text).labels} & keys.keys()
-        if used:
-            mapping = {k: v for k, v in draft.mapping.items() if label_key(k) not in used}
-            mapping.update(dict(keys[key] for key in used))
-            changes.append((draft.id, {"mapping": mapping}))
-    return changes

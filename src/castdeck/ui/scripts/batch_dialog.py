@@ -40,7 +40,7 @@ from castdeck.scripts import HostRef
 from castdeck.scripts.batch import duration_text
 from castdeck.scripts.lines import label_key
 from castdeck.scripts.speakers import suggest_hosts
-from castdeck.services.batch_sending import BatchPlan
+from castdeck.services.batch_plan import BatchPlan
 from castdeck.services.render_choice import RENDER_OFF_MEANS
 from castdeck.services.session import Session
 from castdeck.store.drafts import Draft
