@@ -15,7 +15,7 @@ from castdeck.services.background import Background
 from castdeck.services.profiles import KeyStore, ProfileStore
 from castdeck.services.season import SeasonPublisher, local_zone
 from castdeck.services.session import Session
-from castdeck.store.drafts import SnapshotInfo
+from castdeck.store.drafts import Draft, SnapshotInfo
 from castdeck.ui.connect_dialog import ConnectDialog
 from castdeck.ui.dialogs.episode_dialogs import EpisodeCreateDialog, EpisodeEditDialog, PublishDialog
 from castdeck.ui.dialogs.generate_dialog import GenerateDialog
@@ -24,6 +24,7 @@ from castdeck.ui.dialogs.media_dialog import MediaCreateDialog
 from castdeck.ui.dialogs.podcast_dialog import PodcastDialog
 from castdeck.ui.dialogs.season_dialog import SeasonDialog
 from castdeck.ui.dialogs.source_dialog import SourceDialog
+from castdeck.ui.scripts.batch_dialog import BatchSendDialog
 from castdeck.ui.scripts.dialogs import HistoryDialog, MappingDialog, RenameDialog, SendDialog
 from castdeck.ui.welcome import WelcomeDialog
 
@@ -44,6 +45,17 @@ async def every_dialog(session: Session, background: Background) -> list[QDialog
 
     async def nothing(_: Any) -> None:
         return None
+
+    # a season of twelve, one with an unknown speaker (its label mapped once for all, under the list)
+    season = [
+        Draft(f"d{n}", f"Episode {n}.txt", f"[{hosts[0].name}]\nWelcome to part {n} of the tides.\n\n"
+              f"[{'Guest' if n in (3, 7) else hosts[1].name}]\nThe water turns at {n}.\n")
+        for n in range(1, 13)
+    ]  # fmt: skip
+
+    def planner(drafts: list[Draft], action: str, podcast: str | None, render: bool) -> Any:
+        return background.batches.plan(drafts, action, podcast_id=podcast, render=render, hosts=hosts,
+                                       balance=1000.0)  # fmt: skip
 
     async def no_sandbox() -> None:
         return None
@@ -70,6 +82,9 @@ async def every_dialog(session: Session, background: Background) -> list[QDialog
         MediaCreateDialog(session, background, "voiceovers", voiceover_options),
         SendDialog(session, "import", analysis, podcast_id=podcast_id, render=True, balance=1000.0),
         MappingDialog(["MAYA", "TOM"], hosts, {}),
+        BatchSendDialog(
+            session, season, planner, action="import", hosts=hosts, podcast_id=podcast_id, render=False
+        ),
         RenameDialog("MAYA"),
         HistoryDialog([SnapshotInfo(n, "draft", "saved", 120 * n, 1_700_000_000.0 + n) for n in range(40)]),
     ]

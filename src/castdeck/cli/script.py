@@ -208,7 +208,9 @@ def batch_summary(batch: Batch, budget: Budget | None, target: str = BOTH) -> li
         sendable = f"the {_count(budget.sendable, 'script')} without errors" if held else "the batch"
         if budget.enough:
             left = math.floor(budget.balance) - budget.credits
-            lines.append(f"balance {budget.balance:,.0f} credits: enough for {sendable} ({left:,} left)")
+            lines.append(
+                f"balance {math.floor(budget.balance):,} credits: enough for {sendable} ({left:,} left)"
+            )
         else:
             fitting = [s.name for s in batch.sendable(target)][: budget.fits]
             fit = (
@@ -217,7 +219,7 @@ def batch_summary(batch: Batch, budget: Budget | None, target: str = BOTH) -> li
                 else "not even the first fits"
             )
             lines.append(
-                f"balance {budget.balance:,.0f} credits: {sendable} needs {budget.credits:,}, "
+                f"balance {math.floor(budget.balance):,} credits: {sendable} needs {budget.credits:,}, "
                 f"{budget.short_by:,} more than the balance; {fit}"
             )
     return lines

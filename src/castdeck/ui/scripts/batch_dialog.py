@@ -222,6 +222,16 @@ class BatchSendDialog(FittedDialog):
         for row, script in enumerate(plan.scripts):
             number += script.ready
             check = "Ready" if script.ready else f"Left out: {script.problem}"
+            if (
+                not script.ready
+                and script.labels
+                and self._hosts
+                and script.problem
+                and "host" in script.problem
+            ):
+                check = (
+                    f"Left out until {', '.join(f'[{label}]' for label in script.labels)} has a host (below)"
+                )
             cells = (str(number) if script.ready else "–", script.draft.title, duration_text(script.seconds),
                      f"{script.credits:,}", check)  # fmt: skip
             for column, text in enumerate(cells):
