@@ -11,7 +11,7 @@ from typing import Any
 from castdeck.scripts import parse_text
 from castdeck.scripts.batch import duration_text
 from castdeck.scripts.lines import label_key
-from castdeck.store.drafts import Draft
+from castdeck.store.drafts import DRAFT, Draft
 
 from .script_sending import NotReady
 
@@ -61,6 +61,11 @@ class PlannedScript:
     @property
     def ready(self) -> bool:
         return self.body is not None
+
+    @property
+    def waits_for_hosts(self) -> bool:
+        """Left out only until its labels have hosts (the check names unknown labels first)."""
+        return not self.ready and bool(self.labels) and self.draft.state == DRAFT
 
 
 @dataclass(frozen=True)

@@ -154,7 +154,7 @@ class BatchSender(QObject):
         details: tuple[str, ...] = ()
         try:
             template = self.scripts.check(
-                draft, action, podcast_id=_NO_PODCAST_YET, render=False, hosts=hosts
+                draft, action, podcast_id=_NO_PODCAST_YET, render=False, hosts=hosts, analysis=analysis
             )
         except NotReady as error:
             problem = str(error)

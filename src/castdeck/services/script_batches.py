@@ -15,15 +15,15 @@ from castdeck.store.drafts import Draft
 
 from .drafts import SCRIPT_SUFFIXES
 
-__all__ = ["MAX_SCRIPT_FILES", "batch_of", "opened_summary", "script_files"]
+__all__ = ["MAX_SCRIPT_FILES", "batch_of", "natural_key", "opened_summary", "script_files"]
 
 MAX_SCRIPT_FILES = 200
 """Scripts opened from one drop: a season or several, not a whole disk dropped by mistake."""
 
 
-def _natural(path: Path) -> list[object]:
-    """Sort key that puts "Episode 2" before "Episode 10"."""
-    return [int(part) if part.isdigit() else part.casefold() for part in re.split(r"(\d+)", str(path))]
+def natural_key(name: str | Path) -> list[object]:
+    """Sort key that puts "Episode 2" before "Episode 10" (a file's path, a draft's title)."""
+    return [int(part) if part.isdigit() else part.casefold() for part in re.split(r"(\d+)", str(name))]
 
 
 def script_files(paths: Iterable[Path], limit: int = MAX_SCRIPT_FILES) -> tuple[list[Path], int]:
@@ -38,7 +38,7 @@ def script_files(paths: Iterable[Path], limit: int = MAX_SCRIPT_FILES) -> tuple[
                 folders[:] = [name for name in folders if not name.startswith(".")]
                 inside += [Path(root, name) for name in files
                            if not name.startswith(".") and name.lower().endswith(SCRIPT_SUFFIXES)]  # fmt: skip
-            found += sorted(inside, key=lambda one: _natural(one.relative_to(path)))
+            found += sorted(inside, key=lambda one: natural_key(one.relative_to(path)))
         elif path.name.lower().endswith(SCRIPT_SUFFIXES):
             found.append(path)
     unique = list(dict.fromkeys(found))

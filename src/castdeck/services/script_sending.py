@@ -27,7 +27,7 @@ from PySide6.QtCore import QObject, Signal
 from castdeck.api import CastdeckError, NotFoundError
 from castdeck.api.models import EpisodeGenerateInput, EpisodeImportInput, field_errors
 from castdeck.api.models.limits import MAX_EPISODE_TITLE_CHARS
-from castdeck.scripts import HostRef, Problem, analyze, to_structured
+from castdeck.scripts import Analysis, HostRef, Problem, analyze, to_structured
 from castdeck.scripts.requests import generate_body, import_body
 from castdeck.store.drafts import DRAFT, GENERATED, IMPORTED, QUEUED, Draft
 from castdeck.store.outbox import OutboxEntry
@@ -119,11 +119,13 @@ class ScriptSender(QObject):
     # --- sending ---------------------------------------------------------------------------------------------
 
     def check(self, draft: Draft, action: str, *, podcast_id: str | None, render: bool,
-              hosts: list[HostRef] | None) -> dict[str, Any]:  # fmt: skip
-        """The request body for ``action``, or :class:`NotReady` saying what to fix first."""
+              hosts: list[HostRef] | None, analysis: Analysis | None = None) -> dict[str, Any]:  # fmt: skip
+        """The request body for ``action``, or :class:`NotReady` saying what to fix first.
+        ``analysis``: the draft's text already read with these hosts and its mapping."""
         if action not in ACTIONS:
             raise ValueError(f"unknown action {action!r}")
-        analysis = analyze(draft.text, hosts=hosts, mapping=draft.mapping)
+        if analysis is None:
+            analysis = analyze(draft.text, hosts=hosts, mapping=draft.mapping)
         blocking = analysis.blocking(action)
         unresolved = [label for p in blocking if p.code == "unresolved_speaker" for label in p.labels]
         if unresolved:

@@ -12,7 +12,6 @@ workspace hands it to :class:`~castdeck.services.batch_sending.BatchSender`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -42,6 +41,7 @@ from castdeck.scripts.lines import label_key
 from castdeck.scripts.speakers import suggest_hosts
 from castdeck.services.batch_plan import BatchPlan
 from castdeck.services.render_choice import RENDER_OFF_MEANS
+from castdeck.services.script_batches import natural_key
 from castdeck.services.session import Session
 from castdeck.store.drafts import Draft
 
@@ -51,23 +51,11 @@ from ..palette import tone
 from ..pickers import ComboPicker, podcast_feed
 from ..screen_fit import FittedDialog
 
-__all__ = ["BatchSendDialog", "natural_order"]
+__all__ = ["BatchSendDialog"]
 
 COLUMNS = ("#", "Script", "Narration", "Credits", "Check")
 Planner = Callable[[list[Draft], str, str | None, bool], BatchPlan]
 """(drafts, action, podcast id, render) -> the batch checked (the workspace binds hosts and balance)."""
-
-
-def natural_order(drafts: list[Draft]) -> list[Draft]:
-    """By title, "Episode 2" before "Episode 10"."""
-
-    def key(draft: Draft) -> list[Any]:
-        return [
-            (0, int(part)) if part.isdigit() else (1, part.casefold())
-            for part in re.split(r"(\d+)", draft.title)
-        ]
-
-    return sorted(drafts, key=key)
 
 
 class BatchSendDialog(FittedDialog):
@@ -83,7 +71,7 @@ class BatchSendDialog(FittedDialog):
         self.setMinimumWidth(640)
         self.resize(820, 600)
         self._planner = planner
-        self._drafts = natural_order(drafts)
+        self._drafts = sorted(drafts, key=lambda draft: natural_key(draft.title))  # Episode 2 before 10
         self._hosts = hosts or []
         self.shared: dict[str, str] = {}
         """Label -> host id chosen here, for every script that uses the label."""
@@ -222,16 +210,9 @@ class BatchSendDialog(FittedDialog):
         for row, script in enumerate(plan.scripts):
             number += script.ready
             check = "Ready" if script.ready else f"Left out: {script.problem}"
-            if (
-                not script.ready
-                and script.labels
-                and self._hosts
-                and script.problem
-                and "host" in script.problem
-            ):
-                check = (
-                    f"Left out until {', '.join(f'[{label}]' for label in script.labels)} has a host (below)"
-                )
+            if script.waits_for_hosts and self._hosts:
+                named = ", ".join(f"[{label}]" for label in script.labels)
+                check = f"Left out until {named} has a host (below)"
             cells = (str(number) if script.ready else "–", script.draft.title, duration_text(script.seconds),
                      f"{script.credits:,}", check)  # fmt: skip
             for column, text in enumerate(cells):

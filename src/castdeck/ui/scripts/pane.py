@@ -70,6 +70,10 @@ class ScriptsPane(QWidget):
         self.save_as_button, self.history_button = ui.save_as_button, ui.history_button
         self.import_button, self.generate_button = ui.import_button, ui.generate_button
         self.banner, self.splitter = ui.banner, ui.splitter
+        self._one_draft = {
+            b: (b.text(), b.accessibleName(), b.toolTip()) for b in (self.import_button, self.generate_button)
+        }
+        """What Import… and Generate… say for one draft (several selected, they count them)."""
         self.banner_button = self.banner.action_button
         """What the message offers to do ("Undo delete"), shown with that message."""
         self.list_model, self.list_view, self.delete_button = ui.list_model, ui.list_view, ui.delete_button
@@ -250,14 +254,12 @@ class ScriptsPane(QWidget):
         """Several drafts selected: Import… and Generate… send them as one batch, and say how many."""
         count = len(self.selected_ids())
         several = count > 1
-        for button, verb, name, one in (
-            (self.import_button, "Import", "Import as episode", "Import the script as an episode (Ctrl+I)"),
-            (self.generate_button, "Generate", "Generate from script", "Generate an episode from the script (Ctrl+G)"),
-        ):  # fmt: skip
-            button.setText(f"{verb} {count}…" if several else f"{verb}…")
+        for button, verb in ((self.import_button, "Import"), (self.generate_button, "Generate")):
+            text, name, tip = self._one_draft[button]
+            button.setText(f"{verb} {count}…" if several else text)
             button.setAccessibleName(f"{verb} {count} scripts" if several else name)
             button.setToolTip(
-                f"{verb} the {count} selected scripts as one batch, in order" if several else one
+                f"{verb} the {count} selected scripts as one batch, in order" if several else tip
             )
             if several:
                 button.setEnabled(True)
