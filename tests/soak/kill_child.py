@@ -34,6 +34,7 @@ from PySide6.QtWidgets import QApplication
 
 from castdeck.app import CastdeckApp
 from castdeck.services.event_loop import new_event_loop
+from castdeck.services.script_sending import TITLE_OWED
 from castdeck.services.session import ConnectionState
 from castdeck.services.settings import CONCURRENCY_KEY
 from castdeck.ui.dialogs.generate_dialog import GenerateDialog
@@ -127,6 +128,7 @@ async def resume(app: CastdeckApp) -> None:
     assert app.background is not None and app.window is not None
     background = app.background
     await background.uploads.loaded()
+    await background.picked_up()  # the batches, jobs and outbox of the run killed are known first
 
     def settled() -> bool:
         unsent = any(e.unsent for e in background.outbox.entries())
@@ -134,6 +136,8 @@ async def resume(app: CastdeckApp) -> None:
         return not unsent and not going and not any(i.state in UNFINISHED for i in background.uploads.items())
 
     await until(settled, timeout=300)
+    while any(d.options.get(TITLE_OWED) for d in await background.drafts.list_drafts()):
+        await asyncio.sleep(0.02)  # every episode given its draft's title
     say(json.dumps({
         "entries": [{"id": e.id, "state": e.state, "attempts": e.attempts, "key": e.idempotency_key,
                      "resource_id": e.resource_id} for e in background.outbox.entries()],
