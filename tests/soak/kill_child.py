@@ -136,8 +136,8 @@ async def resume(app: CastdeckApp) -> None:
         return not unsent and not going and not any(i.state in UNFINISHED for i in background.uploads.items())
 
     await until(settled, timeout=300)
-    while any(d.options.get(TITLE_OWED) for d in await background.drafts.list_drafts()):
-        await asyncio.sleep(0.02)  # every episode given its draft's title
+    store = background.drafts.store  # (the driver's own reads: every episode given its draft's title)
+    await until(lambda: not any(d.options.get(TITLE_OWED) for d in store.list_drafts()), timeout=120)
     say(json.dumps({
         "entries": [{"id": e.id, "state": e.state, "attempts": e.attempts, "key": e.idempotency_key,
                      "resource_id": e.resource_id} for e in background.outbox.entries()],
